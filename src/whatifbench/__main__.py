@@ -1,0 +1,5 @@
+"""Allow ``python -m whatifbench``."""
+
+from whatifbench.cli.main import main
+
+raise SystemExit(main())

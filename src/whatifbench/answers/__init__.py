@@ -1,0 +1,1 @@
+"""Answer extraction from free text, and likelihood-ranking helpers."""

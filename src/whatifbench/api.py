@@ -1,0 +1,76 @@
+"""The public Python API; the CLI is a thin layer over these functions.
+
+>>> from whatifbench import api
+>>> runs = api.run_all([api.default_suite()], ["builtin:random"])   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.protocol import Protocol
+from whatifbench.core.registry import lookup
+from whatifbench.errors import WhatifError
+from whatifbench.report.render import tables_for, write_outputs
+from whatifbench.runner.backends import make_backend
+from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.results import RunResult
+from whatifbench.runner.store import RunStore, whatif_home
+
+__all__ = ["DEFAULT_MODELS", "default_suite", "evaluate", "load_dataset", "run_all",
+           "tables_for", "write_outputs", "Protocol", "RunOptions", "RunStore"]
+
+DEFAULT_MODELS = ("builtin:random", "builtin:constant", "builtin:ignore-premise",
+                  "builtin:scene-reader")
+"""The built-in models evaluated by ``whatif run`` with no arguments."""
+
+DEFAULT_SUITE = ("cvqa-synthetic", {"per_template": 50}, 0)
+"""(generator, parameters, seed) of the small suite ``whatif run`` uses by default."""
+
+
+def default_suite(log: Callable[[str], None] | None = None) -> Path:
+    """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME``."""
+    name, params, seed = DEFAULT_SUITE
+    generator = lookup("generator", name).obj
+    tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
+    folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{generator.version}"
+    if (folder / "items.jsonl").is_file():
+        try:
+            load_dataset(folder)
+            return folder
+        except WhatifError:
+            pass
+    if log:
+        log(f"Generating the default suite into {folder} (once) ...")
+    generator.generate(folder, seed=seed, overwrite=True, **params)
+    return folder
+
+
+def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
+            model_args: Mapping[str, Any] | None = None, protocol: Protocol = Protocol(),
+            options: RunOptions = RunOptions(), store: RunStore | None = None,
+            on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
+    """Evaluate every dataset with every model; datasets are validated before any model loads."""
+    loaded = [d if isinstance(d, Dataset) else load_dataset(d) for d in datasets]
+    protocol.validate()
+    own_store = store is None
+    store = store or RunStore()
+    results: list[RunResult] = []
+    try:
+        for spec in models:
+            backend = make_backend(spec, model_args or {})
+            try:
+                for dataset in loaded:
+                    result = evaluate(dataset, backend, protocol, store, options)
+                    results.append(result)
+                    if on_result:
+                        on_result(result)
+            finally:
+                backend.close()
+    finally:
+        if own_store:
+            store.close()
+    return results

@@ -1,0 +1,183 @@
+"""Sub-commands of ``whatif``; each parses options and calls the public API."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from whatifbench import api
+from whatifbench.core.dataset import load_dataset
+from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
+from whatifbench.core.registry import entries, lookup
+from whatifbench.errors import WhatifError
+from whatifbench.runner.backends import parse_model_args
+from whatifbench.runner.evaluate import RunOptions, get_suite
+from whatifbench.runner.results import RunResult
+from whatifbench.runner.store import RunStore
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+# -- run -------------------------------------------------------------------------------------
+def add_run(sub: Any) -> None:
+    """``whatif run``."""
+    p = sub.add_parser("run", help="evaluate models on datasets (no arguments: the built-in demo)",
+                       description="Evaluate models on datasets. With no --suite it generates "
+                       "(once) a small C-VQA-Synthetic suite; with no --model it runs the "
+                       "built-in reference models.")
+    p.add_argument("--suite", action="append", metavar="DIR", help="dataset folder (repeatable)")
+    p.add_argument("--model", action="append", metavar="SPEC",
+                   help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable)")
+    p.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
+                   help="backend argument (repeatable), e.g. -M batch_size=8")
+    p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
+    p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
+    p.add_argument("--limit", type=int, help="evaluate the first N items (whole pairs)")
+    p.add_argument("--subset", type=float, help="evaluate a seeded random share of pairs")
+    p.add_argument("--seed", type=int, default=0, help="seed for --subset and demonstrations")
+    p.add_argument("--prompt", default="default", help="prompt variant: default | paper[:family]")
+    p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES)
+    p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
+    p.add_argument("--image-layout", default="multi", choices=LAYOUTS)
+    p.add_argument("--parser", default="default", help="parser to score with: default | paper")
+    p.add_argument("--score-by", default="sum", choices=SCORE_BY,
+                   help="rank mode: summed (default) or per-token mean log-probability")
+    p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Evaluate, print the tables, write results and reports."""
+    suites = args.suite or [api.default_suite(log=_err)]
+    models = args.model or list(api.DEFAULT_MODELS)
+    model_args = parse_model_args(args.model_args)
+    if args.base_url:
+        model_args["base_url"] = args.base_url
+    protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
+                        image_layout=args.image_layout, parser=args.parser,
+                        max_new_tokens=args.max_new_tokens, score_by=args.score_by).validate()
+    options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
+                         progress=not args.no_progress)
+    out = Path(args.out) if args.out else Path("whatif-out") / time.strftime("run-%Y%m%d-%H%M%S")
+    store = RunStore(args.store) if args.store else RunStore()
+
+    def log(result: RunResult) -> None:
+        e = result.execution
+        _err(f"{result.dataset} × {result.model}: {result.n_items} items, {e.from_store} from the "
+             f"store, {e.computed} computed, {e.errors} errors, {e.seconds:.1f}s")
+
+    try:
+        runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log)
+    finally:
+        store.close()
+    paths = api.write_outputs(out, runs)
+    for table in api.tables_for(runs):
+        print()
+        print(table.to_text())
+    errors = sum(r.execution.errors for r in runs)
+    print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
+    if errors:
+        _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
+             "to retry them.")
+    return 0
+
+
+# -- generate / import / build ---------------------------------------------------------------
+def add_tools(sub: Any, kind: str, verb: str, help_text: str) -> None:
+    """``whatif generate|import|build NAME ...`` from the registry."""
+    p = sub.add_parser(verb, help=help_text, description=help_text)
+    names = p.add_subparsers(dest="name", metavar="NAME")
+    for entry in entries(kind):
+        tool = names.add_parser(entry.name, help=entry.summary, description=entry.summary)
+        tool.add_argument("--out", required=True, metavar="DIR", help="dataset folder to write")
+        tool.add_argument("--overwrite", action="store_true",
+                          help="replace --out if it exists")
+        entry.obj.add_arguments(tool)
+        tool.set_defaults(func=_tool_runner(entry.obj, verb))
+    p.set_defaults(func=lambda a: _missing_name(verb, kind))
+
+
+def _missing_name(verb: str, kind: str) -> int:
+    names = ", ".join(e.name for e in entries(kind)) or "none"
+    raise WhatifError(f"'whatif {verb}' needs a name: one of {names}.")
+
+
+def _tool_runner(tool: Any, verb: str) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        result = tool.run(args)
+        if verb != "export":
+            dataset = load_dataset(args.out)
+            counts = dataset.card.counts
+            print(f"Wrote {counts.get('items', len(dataset.items))} items "
+                  f"({counts.get('pairs', 0)} pairs) to {args.out}")
+        return int(result) if isinstance(result, int) else 0
+    return run
+
+
+# -- export ----------------------------------------------------------------------------------
+def add_export(sub: Any) -> None:
+    """``whatif export DATASET --format F --out PATH``."""
+    p = sub.add_parser("export", help="write a dataset in a release format",
+                       description="Write a dataset in a release format.")
+    p.add_argument("dataset", metavar="DATASET")
+    formats = [e.name for e in entries("exporter")]
+    p.add_argument("--format", required=True, choices=formats)
+    p.add_argument("--out", required=True, metavar="PATH")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    p.set_defaults(func=export_command)
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Run the chosen exporter."""
+    tool = lookup("exporter", args.format).obj
+    tool.run(args)
+    print(f"Wrote {args.format} to {args.out}")
+    return 0
+
+
+# -- stats -----------------------------------------------------------------------------------
+def add_stats(sub: Any) -> None:
+    """``whatif stats DATASET``."""
+    p = sub.add_parser("stats", help="dataset statistics (counts, lengths, answer distributions)",
+                       description="Print statistics of a dataset; with --plots DIR also write "
+                       "plots as PNG.")
+    p.add_argument("dataset", metavar="DATASET")
+    p.add_argument("--plots", metavar="DIR", help="folder for PNG plots")
+    p.set_defaults(func=stats_command)
+
+
+def stats_command(args: argparse.Namespace) -> int:
+    """Print the suite's statistics tables."""
+    dataset = load_dataset(args.dataset, check_images=False)
+    suite = get_suite(dataset.suite)
+    for table in suite.stats(dataset, Path(args.plots) if args.plots else None):
+        print(table.to_text())
+        print()
+    return 0
+
+
+# -- listings --------------------------------------------------------------------------------
+def add_listing(sub: Any) -> None:
+    """``whatif suites`` and ``whatif models``."""
+    p = sub.add_parser("suites", help="list suites, generators, importers, exporters, builders")
+    p.set_defaults(func=lambda a: _list(("suite", "generator", "importer", "exporter", "builder")))
+    p = sub.add_parser("models", help="list model backends")
+    p.set_defaults(func=lambda a: _list(("backend",)))
+
+
+def _list(kinds: tuple[str, ...]) -> int:
+    for kind in kinds:
+        rows = entries(kind)
+        print(f"{kind}s:")
+        for e in rows:
+            print(f"  {e.name:<28} {e.summary}")
+        if not rows:
+            print("  (none)")
+    return 0
+

@@ -1,0 +1,70 @@
+"""``whatif``: a thin command line over the public API."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+
+from whatifbench import __version__
+from whatifbench.cli import commands
+from whatifbench.core.registry import entries
+from whatifbench.errors import WhatifError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every sub-command (registered tools included)."""
+    parser = argparse.ArgumentParser(
+        prog="whatif",
+        description="Build, run and analyse counterfactual and causal reasoning benchmarks "
+                    "for vision-language models.",
+    )
+    parser.add_argument("--version", action="version", version=f"whatifbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_run(sub)
+    for kind, verb, help_text in (
+        ("generator", "generate", "generate a procedural suite into a dataset folder"),
+        ("importer", "import", "turn released files into a dataset folder"),
+        ("builder", "build", "run a construction pipeline (LLM-assisted) into a dataset folder"),
+    ):
+        commands.add_tools(sub, kind, verb, help_text)
+    commands.add_export(sub)
+    commands.add_stats(sub)
+    commands.add_listing(sub)
+    for entry in entries("command"):
+        p = sub.add_parser(entry.name, help=entry.summary, description=entry.summary)
+        entry.obj.add_arguments(p)
+        p.set_defaults(func=entry.obj.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run a command; user errors print one message and exit 2."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv or ["run"])
+        if not hasattr(args, "func"):
+            parser.print_help()
+            return 2
+        code = args.func(args)
+        return int(code or 0)
+    except WhatifError as exc:
+        print(f"whatif: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nwhatif: interrupted. Every response received so far is saved in the run store; "
+              "run the same command again to resume.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # a bug: say so plainly, keep the trace for the report
+        if os.environ.get("WHATIF_DEBUG"):
+            traceback.print_exc()
+        else:
+            print(f"whatif: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+                  "whatifbench; rerun with WHATIF_DEBUG=1 for the traceback and report it.",
+                  file=sys.stderr)
+        return 1

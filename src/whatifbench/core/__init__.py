@@ -1,0 +1,1 @@
+"""Items, datasets, cards, hashing and the one registry."""

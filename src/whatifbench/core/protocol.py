@@ -1,0 +1,70 @@
+"""How an item becomes a request: prompt variant, strategy, answer mode, image layout."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from whatifbench.errors import WhatifError
+
+STRATEGIES = ("zero-shot", "cot", "one-shot", "one-shot-cot", "ccot")
+ANSWER_MODES = ("generate", "rank")
+LAYOUTS = ("multi", "composite")
+SCORE_BY = ("sum", "mean")
+
+COT_SUFFIX = "Let's think step by step."
+"""Appended for chain-of-thought, as in C-VQA Table 4 and Kojima et al."""
+
+CCOT_DESCRIBE = (
+    "Before answering, describe each image briefly as a scene graph: the objects, their "
+    "attributes and the relationships between them."
+)
+"""First stage of compositional chain-of-thought (CCoT, Mitra et al. 2024)."""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Everything about how items are posed, recorded in every run spec."""
+
+    prompt: str = "default"
+    """``default`` (ours), ``paper`` (the release's prompts) or ``paper:<family>``."""
+    strategy: str = "zero-shot"
+    """One of ``STRATEGIES``."""
+    answer_mode: str | None = None
+    """``generate`` (then parse) or ``rank`` (likelihood ranking); ``None`` = suite default."""
+    image_layout: str = "multi"
+    """Multi-image items: images passed separately (``multi``) or one composite image."""
+    parser: str = "default"
+    """The parser whose extraction is scored (``default`` or ``paper``); all are reported."""
+    max_new_tokens: int | None = None
+    """Generation budget; ``None`` chooses by strategy (short answers, longer for CoT)."""
+    score_by: str = "sum"
+    """Rank mode: choose by summed (``sum``) or per-token mean (``mean``) log-probability."""
+
+    def validate(self) -> Protocol:
+        """Check the values; raise ``WhatifError`` naming the bad one."""
+        checks = [("strategy", self.strategy, STRATEGIES), ("image layout", self.image_layout,
+                  LAYOUTS), ("score-by", self.score_by, SCORE_BY)]
+        if self.answer_mode is not None:
+            checks.append(("answer mode", self.answer_mode, ANSWER_MODES))
+        for what, value, allowed in checks:
+            if value not in allowed:
+                raise WhatifError(f"Unknown {what} {value!r}; use one of {', '.join(allowed)}.")
+        if self.answer_mode == "rank" and self.strategy in ("cot", "ccot"):
+            raise WhatifError(
+                f"The {self.strategy} strategy needs generated text and cannot be combined with "
+                "--answer-mode rank; use --answer-mode generate, or --strategy one-shot-cot "
+                "(a demonstration with reasoning) for ranking."
+            )
+        return self
+
+    def resolved(self, default_mode: str) -> Protocol:
+        """The protocol with the suite's default answer mode and token budget filled in."""
+        mode = self.answer_mode or default_mode
+        budget = self.max_new_tokens or (512 if self.strategy in ("cot", "ccot") else 64)
+        return Protocol(self.prompt, self.strategy, mode, self.image_layout, self.parser, budget,
+                        self.score_by).validate()
+
+    def to_json(self) -> dict[str, Any]:
+        """Recorded form."""
+        return asdict(self)

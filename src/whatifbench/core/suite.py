@@ -1,0 +1,164 @@
+"""The Suite base class: how a benchmark's items are posed, parsed, scored and tabulated."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from whatifbench.answers.extraction import Extraction
+from whatifbench.answers.letters import extract_choice, letter_for
+from whatifbench.core.item import Item
+from whatifbench.core.protocol import Protocol
+from whatifbench.errors import WhatifError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from whatifbench.core.dataset import Dataset
+    from whatifbench.report.table import Table
+    from whatifbench.runner.results import RunResult
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One scored item: what was asked, what came back, what was extracted, and whether right."""
+
+    item_id: str
+    """The item's id."""
+    pair_id: str | None
+    """Its pair."""
+    role: str | None
+    """Its role in the pair."""
+    group: str | None
+    """Its group."""
+    question: str
+    """The item's question."""
+    prompt: str
+    """The final prompt text sent to the model."""
+    target: str
+    """The correct answer."""
+    response: str | None
+    """The raw reply (generate mode)."""
+    scores: list[float] | None
+    """Rank mode: the score of each candidate, in candidate order."""
+    prediction: str | None
+    """The extracted (or ranked) answer; ``None`` when unparsed or failed."""
+    correct: bool
+    """Prediction equals the target."""
+    unparsed: bool
+    """The reply held no extractable answer (scored wrong)."""
+    flag: str | None
+    """Parser note (``truncated-think``, ``ambiguous`` ...)."""
+    error: str | None
+    """Backend failure after retries (scored wrong, counted, retried next run)."""
+    parses: dict[str, str | None] = field(default_factory=dict)
+    """The value each available parser extracted (for agreement statistics)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """The item's metadata (category, style, task ... used by suite metrics)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """One line of ``samples.jsonl``."""
+        return dict(self.__dict__)
+
+
+class Suite(ABC):
+    """Base class of a benchmark's protocol; subclasses register with ``@register("suite", …)``.
+
+    The defaults handle multiple-choice items whose options are listed as letters; suites
+    override what differs (prompts, parsers, metrics, tables).
+    """
+
+    name = "suite"
+    default_answer_mode = "generate"
+    parsers: tuple[str, ...] = ("default",)
+    """Parsers available for ``--parser`` (and all reported)."""
+    prompts: tuple[str, ...] = ("default",)
+    """Prompt variants available for ``--prompt``."""
+
+    def check_protocol(self, protocol: Protocol) -> None:
+        """Reject prompt or parser names this suite does not offer."""
+        family = protocol.prompt.split(":", 1)[0]
+        if protocol.prompt not in self.prompts and family not in self.prompts:
+            raise WhatifError(
+                f"The suite {self.name} has no prompt {protocol.prompt!r}; use one of "
+                f"{', '.join(self.prompts)}."
+            )
+        if protocol.parser not in self.parsers:
+            raise WhatifError(
+                f"The suite {self.name} has no parser {protocol.parser!r}; use one of "
+                f"{', '.join(self.parsers)}."
+            )
+
+    # -- posing ------------------------------------------------------------------------------
+    def prompt_text(self, item: Item, protocol: Protocol) -> str:
+        """The question as the model reads it."""
+        if item.kind == "choice" and not _lists_options(item):
+            options = "\n".join(f"{letter_for(i)}. {c}" for i, c in enumerate(item.choices))
+            text = f"{item.question}\n{options}"
+        else:
+            text = item.question
+        if item.kind == "choice":
+            text += "\nAnswer with the option's letter from the given choices directly."
+        return text
+
+    def answer_text(self, item: Item) -> str:
+        """How the correct answer is written in a one-shot demonstration."""
+        if item.kind == "choice":
+            return f"{letter_for(item.target_index)}"
+        return item.target
+
+    def explain(self, item: Item) -> str | None:
+        """A short reasoning for one-shot-CoT demonstrations, or ``None`` if unknown."""
+        return item.provenance.get("explanation")
+
+    def candidates(self, item: Item, protocol: Protocol) -> tuple[str, ...]:
+        """Rank mode: the continuations to score (by default the options' letters)."""
+        if item.kind != "choice":
+            raise WhatifError(
+                f"Item {item.id} is a {item.kind} question; only multiple-choice items can be "
+                "ranked. Use --answer-mode generate."
+            )
+        return tuple(letter_for(i) for i in range(len(item.choices)))
+
+    def answer_prefix(self, item: Item, protocol: Protocol) -> str:
+        """Text the reply is forced to start with (rank mode scores what follows it)."""
+        return ""
+
+    # -- scoring -----------------------------------------------------------------------------
+    def extract(self, item: Item, reply: str, protocol: Protocol) -> dict[str, Extraction]:
+        """Run every parser on a reply; keys are parser names."""
+        if item.kind == "choice":
+            return {"default": extract_choice(reply, item.choices)}
+        raise WhatifError(f"The suite {self.name} cannot parse {item.kind} answers.")
+
+    def from_rank(self, item: Item, protocol: Protocol, scores: Sequence[float]) -> str:
+        """The answer a ranking picks: the choice whose candidate scored highest."""
+        best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+        return item.choices[best]
+
+    def is_correct(self, item: Item, value: str | None) -> bool:
+        """Exact match of the extracted value with the target."""
+        return value is not None and value == item.target
+
+    # -- results -----------------------------------------------------------------------------
+    @abstractmethod
+    def metrics(self, samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
+        """The run's metrics (``results.json`` → ``runs[i].metrics``)."""
+
+    @abstractmethod
+    def tables(self, runs: Sequence[RunResult]) -> list[Table]:
+        """Tables in the paper's layout, one row per run."""
+
+    def stats(self, dataset: Dataset, plots: Path | None = None) -> list[Table]:
+        """Dataset statistics for ``whatif stats`` (suites add their own)."""
+        from whatifbench.report.datastats import basic_stats
+
+        return basic_stats(dataset, plots)
+
+
+def _lists_options(item: Item) -> bool:
+    """True when the question text already lists lettered options (C-VQA-Synthetic style)."""
+    return all(f"{letter_for(i)}:" in item.question or f"({letter_for(i)})" in item.question
+               for i in range(len(item.choices)))

@@ -1,0 +1,1 @@
+"""Shared metrics and statistics: accuracy, paired accuracy, drops, bootstrap CIs, tests."""

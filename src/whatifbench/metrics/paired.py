@@ -1,0 +1,92 @@
+"""Paired accuracy: two questions about the same image (original/basic and counterfactual)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from whatifbench.core.suite import Sample
+from whatifbench.metrics.stats import bootstrap_ci, mcnemar_exact, percent
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Correctness of complete pairs plus every item's outcome, for one set of samples."""
+
+    first: np.ndarray
+    """Per complete pair: the first role's question was right."""
+    second: np.ndarray
+    """Per complete pair: the counterfactual question was right."""
+    by_role: dict[str, list[Sample]]
+    """All samples by role (incomplete pairs included)."""
+
+
+def pair_table(samples: Sequence[Sample], roles: tuple[str, str]) -> PairTable:
+    """Line up samples into pairs by ``pair_id``."""
+    first, second = roles
+    found: dict[str, dict[str, Sample]] = {}
+    by_role: dict[str, list[Sample]] = {first: [], second: []}
+    for s in samples:
+        if s.role in by_role and s.pair_id is not None:
+            found.setdefault(s.pair_id, {})[s.role] = s
+            by_role[s.role].append(s)
+    complete = [p for p in found.values() if first in p and second in p]
+    return PairTable(
+        np.array([p[first].correct for p in complete], dtype=bool),
+        np.array([p[second].correct for p in complete], dtype=bool),
+        by_role,
+    )
+
+
+def paired_metrics(
+    samples: Sequence[Sample],
+    roles: tuple[str, str] = ("original", "counterfactual"),
+    names: tuple[str, str] = ("original_accuracy", "counterfactual_accuracy"),
+    with_stats: bool = True,
+) -> dict[str, Any]:
+    """Accuracy per role, drop (first − second), pair accuracy (both right), unparsed share.
+
+    All accuracies are percentages. With ``with_stats``: 95 % bootstrap intervals over pairs and
+    the exact McNemar p-value of the drop.
+    """
+    table = pair_table(samples, roles)
+    first, second = (table.by_role[r] for r in roles)
+    acc1 = percent(sum(s.correct for s in first), len(first))
+    acc2 = percent(sum(s.correct for s in second), len(second))
+    both = table.first & table.second
+    all_samples = first + second
+    out: dict[str, Any] = {
+        names[0]: acc1,
+        names[1]: acc2,
+        "drop": round(acc1 - acc2, 2),
+        "pair_accuracy": percent(int(both.sum()), len(both)),
+        "unparsed": percent(sum(s.unparsed for s in all_samples), len(all_samples)),
+        "n_pairs": int(len(both)),
+        "n_items": len(all_samples),
+        "n_unparsed": sum(s.unparsed for s in all_samples),
+        "n_errors": sum(s.error is not None for s in all_samples),
+    }
+    if with_stats and len(both):
+        a = table.first.astype(float)
+        b = table.second.astype(float)
+        out["ci95"] = {
+            names[0]: bootstrap_ci([a], lambda x: 100 * x.mean(axis=1)),
+            names[1]: bootstrap_ci([b], lambda x: 100 * x.mean(axis=1)),
+            "drop": bootstrap_ci([a, b], lambda x, y: 100 * (x.mean(axis=1) - y.mean(axis=1))),
+            "pair_accuracy": bootstrap_ci([a * b], lambda x: 100 * x.mean(axis=1)),
+        }
+        out["drop_mcnemar_p"] = round(mcnemar_exact(
+            int(np.sum(table.first & ~table.second)), int(np.sum(~table.first & table.second))
+        ), 6)
+    return out
+
+
+def by_group(samples: Sequence[Sample], **kwargs: Any) -> dict[str, dict[str, Any]]:
+    """``paired_metrics`` per group, groups in sorted order."""
+    groups: dict[str, list[Sample]] = {}
+    for s in samples:
+        groups.setdefault(s.group or "", []).append(s)
+    return {g: paired_metrics(groups[g], **kwargs) for g in sorted(groups)}

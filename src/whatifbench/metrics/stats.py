@@ -1,0 +1,71 @@
+"""Honest statistics: bootstrap confidence intervals, exact McNemar test, Wilson intervals."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy import stats as sstats
+
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+def percent(hits: int, total: int) -> float:
+    """``100 * hits / total`` rounded to 2 decimals (0.0 for an empty total)."""
+    return round(100.0 * hits / total, 2) if total else 0.0
+
+
+def wilson_ci(hits: int, total: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score 95 % interval of a proportion, in percent."""
+    if total == 0:
+        return (0.0, 0.0)
+    p = hits / total
+    denom = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
+    return (round(100 * max(0.0, centre - half), 2), round(100 * min(1.0, centre + half), 2))
+
+
+def bootstrap_ci(
+    columns: Sequence[np.ndarray],
+    statistic: Callable[..., np.ndarray],
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float]:
+    """Percentile 95 % interval of ``statistic`` over resampled units (rows).
+
+    ``columns`` are arrays with one row per unit (e.g. per pair); ``statistic`` receives the
+    resampled columns as 2-D arrays ``(samples, units)`` and returns one value per resample.
+    """
+    n = len(columns[0])
+    if n == 0:
+        return (0.0, 0.0)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(samples, n))
+    values = statistic(*(np.asarray(c)[idx] for c in columns))
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return (round(float(lo), 2), round(float(hi), 2))
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """Two-sided exact McNemar p-value from the two discordant counts."""
+    n = only_first + only_second
+    if n == 0:
+        return 1.0
+    return float(min(1.0, sstats.binomtest(only_first, n, 0.5).pvalue))
+
+
+def phi(x: Sequence[bool], y: Sequence[bool]) -> float | None:
+    """Phi (Matthews) correlation of two binary sequences; ``None`` when undefined."""
+    a = np.asarray(x, dtype=bool)
+    b = np.asarray(y, dtype=bool)
+    n11 = int(np.sum(a & b))
+    n10 = int(np.sum(a & ~b))
+    n01 = int(np.sum(~a & b))
+    n00 = int(np.sum(~a & ~b))
+    denom = math.sqrt((n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00))
+    if denom == 0:
+        return None
+    return round((n11 * n00 - n10 * n01) / denom, 4)

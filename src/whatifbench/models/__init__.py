@@ -1,0 +1,1 @@
+"""Backends: the interface, built-in reference models and real model backends."""

@@ -1,0 +1,172 @@
+"""The backend interface: requests in, responses out, optional likelihood ranking."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from whatifbench.core.item import Item
+from whatifbench.errors import WhatifError
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of a message: text, or an image given by its absolute path."""
+
+    text: str | None = None
+    """The text, for text parts."""
+    image: str | None = None
+    """Absolute image path, for image parts."""
+
+    @property
+    def is_image(self) -> bool:
+        """True for image parts."""
+        return self.image is not None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation."""
+
+    role: str
+    """``user`` or ``assistant``."""
+    parts: tuple[Part, ...]
+    """Text and images in the order they are shown."""
+
+    @property
+    def text(self) -> str:
+        """All text parts joined with newlines."""
+        return "\n".join(p.text for p in self.parts if p.text is not None)
+
+    @property
+    def images(self) -> tuple[str, ...]:
+        """Image paths in order."""
+        return tuple(p.image for p in self.parts if p.image is not None)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a backend is asked for one item."""
+
+    item_id: str
+    """Id of the item this request poses."""
+    turns: tuple[Turn, ...]
+    """The conversation; the last turn is the user's question (demonstrations come first)."""
+    candidates: tuple[str, ...] = ()
+    """Rank mode: the continuations to score after the prompt."""
+    answer_prefix: str = ""
+    """Text the assistant's reply is forced to start with (e.g. ``The best answer is: (``)."""
+    max_new_tokens: int = 64
+    """Generation budget."""
+    item: Item | None = field(default=None, compare=False)
+    """The item itself, for program backends that read the question (not part of the cache key)."""
+
+    @property
+    def images(self) -> tuple[str, ...]:
+        """All images of the request, demonstrations included, in order."""
+        return tuple(img for turn in self.turns for img in turn.images)
+
+    @property
+    def prompt(self) -> str:
+        """Text of the final user turn."""
+        return self.turns[-1].text
+
+
+@dataclass(frozen=True)
+class Response:
+    """A backend's answer to one request."""
+
+    text: str | None = None
+    """Generated text (generate mode)."""
+    scores: tuple[float, ...] | None = None
+    """Rank mode: summed token log-probability of each candidate."""
+    mean_scores: tuple[float, ...] | None = None
+    """Rank mode: per-token mean log-probability of each candidate."""
+    error: str | None = None
+    """Why the call failed after all retries (the item is counted as an error and retried on
+    the next run)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Backend facts worth keeping (token counts, finish reason, latency)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form stored in the run store."""
+        return {"text": self.text, "scores": self.scores, "mean_scores": self.mean_scores,
+                "error": self.error, "meta": self.meta}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Response:
+        """Inverse of ``to_json``."""
+        scores = obj.get("scores")
+        means = obj.get("mean_scores")
+        return cls(text=obj.get("text"), scores=tuple(scores) if scores is not None else None,
+                   mean_scores=tuple(means) if means is not None else None,
+                   error=obj.get("error"), meta=dict(obj.get("meta") or {}))
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do."""
+
+    generate: bool = True
+    """Produces text."""
+    rank: bool = False
+    """Scores candidate continuations by likelihood."""
+    multi_image: bool = False
+    """Accepts several images in one request."""
+
+
+SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
+
+
+def is_secret(name: str) -> bool:
+    """True for backend argument names that hold credentials."""
+    return any(word in name.lower() for word in SECRET_WORDS)
+
+
+def public_args(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Backend arguments with credentials left out, for run specs and cache keys."""
+    return {k: v for k, v in sorted(args.items()) if not is_secret(k)}
+
+
+class Backend(ABC):
+    """A model. Subclasses register with ``@register("backend", name)``.
+
+    ``generate`` and ``score`` yield ``(index, Response)`` as responses complete (in any order),
+    so the runner can store each one as it arrives.
+    """
+
+    capabilities = Capabilities()
+    name_arg_required = False
+    """True for families such as ``hf:PATH`` that need the part after the colon."""
+
+    def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
+        self.spec = spec
+        self.args = dict(args)
+
+    @property
+    def version(self) -> str:
+        """Identifies the model's behaviour for the cache key (weights hash, program version)."""
+        return "1"
+
+    def prepare(self, items: Sequence[Item]) -> None:
+        """Hook called once with the evaluated items before requests are sent."""
+
+    @abstractmethod
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        """Generate a reply for each request."""
+
+    def score(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        """Score each request's candidates; backends that cannot rank say so."""
+        raise WhatifError(
+            f"The backend {self.spec} can only generate text, not rank answers by likelihood; "
+            "use --answer-mode generate."
+        )
+
+    def close(self) -> None:
+        """Release resources."""
+
+    def describe(self) -> dict[str, Any]:
+        """Public description recorded in the run spec (no credentials)."""
+        return {"spec": self.spec, "args": public_args(self.args), "version": self.version}

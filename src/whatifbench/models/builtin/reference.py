@@ -1,0 +1,64 @@
+"""Reference models without weights: random, constant, ignore-premise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from whatifbench.core.item import Item
+from whatifbench.core.registry import register
+from whatifbench.models.base import Request
+from whatifbench.models.builtin.program import ProgramBackend, seeded_unit
+
+
+@register("backend", "builtin:random")
+class RandomBackend(ProgramBackend):
+    """Uniformly random answers, seeded per item (-M seed=N, default 0)."""
+
+    def answer(self, item: Item, request: Request) -> str | None:
+        u = seeded_unit(self.args.get("seed", 0), item.id)
+        if item.kind == "choice":
+            return item.choices[int(u * len(item.choices))]
+        if item.kind == "yes-no":
+            return "yes" if u < 0.5 else "no"
+        if item.kind == "number":
+            return str(int(u * 11))
+        return None
+
+
+@register("backend", "builtin:constant")
+class ConstantBackend(ProgramBackend):
+    """Always the first option (``yes`` for yes/no, ``1`` for counts)."""
+
+    def answer(self, item: Item, request: Request) -> str | None:
+        if item.kind == "choice":
+            return item.choices[0]
+        return {"yes-no": "yes", "number": "1"}.get(item.kind)
+
+
+@register("backend", "builtin:ignore-premise")
+class IgnorePremiseBackend(ProgramBackend):
+    """Answers originals correctly and each counterfactual with its original's answer."""
+
+    @property
+    def version(self) -> str:
+        return "1"
+
+    def prepare(self, items: Sequence[Item]) -> None:
+        self._factual = {
+            i.pair_id: i.target for i in items
+            if i.pair_id is not None and i.role in ("original", "basic")
+        }
+
+    def answer(self, item: Item, request: Request) -> str | None:
+        if item.role != "counterfactual":
+            return item.target
+        seen = getattr(self, "_factual", {}).get(item.pair_id)
+        if seen is None:
+            return None
+        if item.kind != "choice" or seen in item.choices:
+            return seen
+        try:
+            # The eyes' value is not offered: take the option closest to it.
+            return min(item.choices, key=lambda c: (abs(float(c) - float(seen)), c))
+        except ValueError:
+            return None

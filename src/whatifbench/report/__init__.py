@@ -1,0 +1,1 @@
+"""Tables (terminal, Markdown), plots and the self-contained HTML report."""

@@ -1,0 +1,1 @@
+"""The evaluation loop, the run store (SQLite) and run results."""

@@ -1,0 +1,41 @@
+"""Create backends from specs such as ``builtin:random``, ``hf:/path`` or ``openai:gpt-4o``."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from whatifbench.core.registry import lookup
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend
+
+
+def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
+    """``-M key=value`` pairs → dict; values are read as Python literals when they are one
+    (numbers, booleans, None), else kept as strings. Nothing is ever evaluated as code."""
+    args: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise WhatifError(f"Backend argument {pair!r} is not of the form key=value (-M key=value).")
+        try:
+            value: Any = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            value = raw
+        if raw in ("true", "false"):
+            value = raw == "true"
+        args[key.strip()] = value
+    return args
+
+
+def make_backend(spec: str, args: Mapping[str, Any]) -> Backend:
+    """Instantiate the backend registered for ``spec``."""
+    entry = lookup("backend", spec)
+    cls = entry.obj
+    if getattr(cls, "name_arg_required", False) and (":" not in spec or not spec.split(":", 1)[1]):
+        raise WhatifError(
+            f"The backend {spec!r} needs a model after the colon, e.g. {entry.name}:MODEL."
+        )
+    backend: Backend = cls(spec, dict(args))
+    return backend

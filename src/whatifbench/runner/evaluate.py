@@ -1,0 +1,196 @@
+"""The evaluation loop: items → requests → (store | backend) → extraction → scores → metrics."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from whatifbench import __version__
+from whatifbench.core.dataset import Dataset
+from whatifbench.core.item import Item
+from whatifbench.core.protocol import Protocol
+from whatifbench.core.registry import lookup
+from whatifbench.core.suite import Sample, Suite
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend, Request, Response
+from whatifbench.runner.requests import (
+    ImageHasher,
+    RequestBuilder,
+    choose_demos,
+    request_key,
+    select_items,
+)
+from whatifbench.runner.results import Execution, RunResult
+from whatifbench.runner.store import RunStore
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Which items to evaluate and how to report progress."""
+
+    limit: int | None = None
+    """Evaluate the first N items (whole pairs)."""
+    subset: float | None = None
+    """Evaluate a seeded random share of pairs (e.g. 0.1)."""
+    seed: int = 0
+    """Seed for ``subset`` and demonstration choice."""
+    progress: bool = True
+    """Show a progress bar on stderr."""
+
+
+def get_suite(name: str) -> Suite:
+    """The registered suite instance for a dataset's ``card.suite``."""
+    suite: Suite = lookup("suite", name).obj()
+    return suite
+
+
+@functools.cache
+def git_revision() -> str | None:
+    """The git commit of the installed package source, when it is a checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunStore,
+             options: RunOptions = RunOptions()) -> RunResult:
+    """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
+    started = time.monotonic()
+    suite = get_suite(dataset.suite)
+    protocol = protocol.resolved(suite.default_answer_mode)
+    suite.check_protocol(protocol)
+    mode = protocol.answer_mode or suite.default_answer_mode
+    if mode == "rank" and not backend.capabilities.rank:
+        backend.score([])  # raises the backend's own explanation
+    items = select_items(dataset.items, options.limit, options.subset, options.seed)
+    if not items:
+        raise WhatifError(f"No items of {dataset.root} were selected; check --limit/--subset.")
+    demos = (choose_demos(dataset, items, options.seed)
+             if protocol.strategy in ("one-shot", "one-shot-cot") else {})
+    builder = RequestBuilder(suite, protocol, dataset, demos)
+    hasher = ImageHasher()
+    backend.prepare(items)
+    counts = {"from_store": 0, "computed": 0, "errors": 0}
+
+    descriptions: dict[str, str | None] = {}
+    if protocol.strategy == "ccot":
+        first = [builder.describe_request(item) for item in items]
+        answers = _fetch(backend, "generate", first, store, hasher, counts, options,
+                         f"describe {dataset.card.name}")
+        descriptions = {item.id: answers[i].text for i, item in enumerate(items)}
+
+    requests = [builder.build(item, descriptions.get(item.id)) for item in items]
+    _check_images(backend, requests, protocol)
+    responses = _fetch(backend, mode, requests, store, hasher, counts, options,
+                       f"{dataset.card.name} × {backend.spec}")
+    samples = [score_item(suite, protocol, item, req, responses[i], mode)
+               for i, (item, req) in enumerate(zip(items, requests, strict=True))]
+    metrics = suite.metrics(samples, items)
+    spec = {
+        "suite": suite.name,
+        "dataset": {"name": dataset.card.name, "path": str(dataset.root),
+                    "version": dataset.card.version, "items_sha256": dataset.items_sha256,
+                    "images_sha256": dataset.card.hashes.get("images_sha256"),
+                    "generator": dataset.card.generator, "seed": dataset.card.seed},
+        "backend": backend.describe(),
+        "protocol": protocol.to_json(),
+        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed},
+        "demonstrations": {k: v.id for k, v in sorted(demos.items())} or None,
+        "whatifbench": __version__,
+        "git_revision": git_revision(),
+    }
+    execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
+                          round(time.monotonic() - started, 3))
+    return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
+                     samples, execution)
+
+
+def _check_images(backend: Backend, requests: Sequence[Request], protocol: Protocol) -> None:
+    most = max((len(r.images) for r in requests), default=0)
+    if most > 1 and not backend.capabilities.multi_image:
+        hint = ("--image-layout composite" if protocol.image_layout == "multi"
+                else "--strategy zero-shot")
+        raise WhatifError(
+            f"The backend {backend.spec} takes one image per request, but these requests carry "
+            f"up to {most} images; use {hint}, or a backend that accepts several images."
+        )
+
+
+def _fetch(backend: Backend, mode: str, requests: Sequence[Request], store: RunStore,
+           hasher: ImageHasher, counts: dict[str, int], options: RunOptions,
+           label: str) -> list[Response]:
+    """Responses for all requests: stored ones first, the rest from the backend (stored live)."""
+    keys = [request_key(backend, mode, r, hasher) for r in requests]
+    stored = store.get_many(keys)
+    out: list[Response | None] = [stored.get(k) for k in keys]
+    pending = [i for i, r in enumerate(out) if r is None]
+    counts["from_store"] += len(requests) - len(pending)
+    bar = tqdm(total=len(requests), initial=len(requests) - len(pending), desc=label,
+               unit="item", disable=not options.progress or None, file=sys.stderr,
+               dynamic_ncols=True, leave=False)
+    try:
+        if pending:
+            todo = [requests[i] for i in pending]
+            stream = backend.score(todo) if mode == "rank" else backend.generate(todo)
+            for j, response in stream:
+                i = pending[j]
+                store.put(keys[i], backend.spec, requests[i].item_id, response)
+                out[i] = response
+                counts["computed"] += 1
+                counts["errors"] += response.error is not None
+                bar.update(1)
+    finally:
+        bar.close()
+    missing = [requests[i].item_id for i, r in enumerate(out) if r is None]
+    if missing:
+        raise RuntimeError(f"backend {backend.spec} returned no response for {missing[:5]}")
+    return [r for r in out if r is not None]
+
+
+def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
+               response: Response, mode: str) -> Sample:
+    """Extract and score one response."""
+    parses: dict[str, str | None] = {}
+    flag: str | None = None
+    prediction: str | None = None
+    if response.error is not None:
+        flag = "error"
+    elif mode == "rank":
+        chosen = response.mean_scores if protocol.score_by == "mean" else response.scores
+        if chosen is None or len(chosen) != len(request.candidates):
+            flag = "no-scores"
+        else:
+            prediction = suite.from_rank(item, protocol, chosen)
+            parses["rank"] = prediction
+    else:
+        found = suite.extract(item, response.text or "", protocol)
+        parses = {name: e.value for name, e in found.items()}
+        primary = found.get(protocol.parser) or next(iter(found.values()))
+        prediction, flag = primary.value, primary.flag
+    unparsed = response.error is None and prediction is None
+    return Sample(
+        item_id=item.id, pair_id=item.pair_id, role=item.role, group=item.group,
+        question=item.question, prompt=request.prompt, target=item.target,
+        response=response.text, scores=list(response.scores) if response.scores else None,
+        prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
+        flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
+    )
+
+
+def spec_summary(result: RunResult) -> dict[str, Any]:
+    """Short execution summary for logs."""
+    e = result.execution
+    return {"model": result.model, "dataset": result.dataset, "from_store": e.from_store,
+            "computed": e.computed, "errors": e.errors, "seconds": e.seconds}

@@ -1,0 +1,192 @@
+"""Turn items into backend requests: prompts, strategies, demonstrations, image layout, keys."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from whatifbench.core.composite import compose
+from whatifbench.core.dataset import Dataset
+from whatifbench.core.fsutil import ensure_dir, sha256_file, write_bytes_atomic
+from whatifbench.core.item import Item
+from whatifbench.core.protocol import CCOT_DESCRIBE, COT_SUFFIX, Protocol
+from whatifbench.core.suite import Suite
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend, Part, Request, Turn
+from whatifbench.runner.store import whatif_home
+
+
+class ImageHasher:
+    """sha256 of image files, computed once per path."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        if path not in self._cache:
+            self._cache[path] = sha256_file(Path(path))
+        return self._cache[path]
+
+
+def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHasher) -> str:
+    """The cache key: backend identity + request content (image bytes hashed) + parameters."""
+    turns = [
+        [t.role, [["image", hasher(p.image)] if p.image else ["text", p.text] for p in t.parts]]
+        for t in request.turns
+    ]
+    payload = {
+        "backend": backend.describe(),
+        "mode": mode,
+        "item": request.item_id,
+        "turns": turns,
+        "candidates": list(request.candidates),
+        "answer_prefix": request.answer_prefix,
+        "max_new_tokens": request.max_new_tokens if mode == "generate" else None,
+    }
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def choose_demos(dataset: Dataset, evaluated: Sequence[Item], seed: int) -> dict[str, Item]:
+    """One demonstration per evaluated item, chosen deterministically.
+
+    Preference: an item outside the evaluated set with the same group and role (so every item of
+    a group sees the same demonstration); when everything is evaluated, an item of the same group
+    and role from another pair (leave-pair-out).
+    """
+    evaluated_ids = {i.id for i in evaluated}
+
+    def order(item: Item) -> str:
+        return hashlib.sha256(f"{seed}:{item.id}".encode()).hexdigest()
+
+    ranked = sorted(dataset.items, key=order)
+    outside: dict[tuple[str | None, str | None], Item] = {}
+    for item in ranked:
+        if item.id not in evaluated_ids:
+            outside.setdefault((item.group, item.role), item)
+    demos: dict[str, Item] = {}
+    for item in evaluated:
+        demo = outside.get((item.group, item.role))
+        if demo is None:
+            demo = next((c for c in ranked if c.group == item.group and c.role == item.role
+                         and c.id != item.id
+                         and (c.pair_id is None or c.pair_id != item.pair_id)), None)
+        if demo is None:
+            raise WhatifError(
+                f"No demonstration is available for item {item.id} (group {item.group!r}): the "
+                "dataset has no other item of its group and role. Use --strategy zero-shot or cot."
+            )
+        demos[item.id] = demo
+    return demos
+
+
+class RequestBuilder:
+    """Builds the requests of one (suite, protocol) for items of one dataset."""
+
+    def __init__(self, suite: Suite, protocol: Protocol, dataset: Dataset,
+                 demos: dict[str, Item] | None = None) -> None:
+        self.suite = suite
+        self.protocol = protocol
+        self.dataset = dataset
+        self.demos = demos or {}
+
+    def _images(self, item: Item) -> list[Part]:
+        paths = [str(self.dataset.image_path(rel)) for rel in item.images]
+        if self.protocol.image_layout == "composite" and len(paths) > 1:
+            labels = item.meta.get("image_labels") or [f"Image {i + 1}" for i in range(len(paths))]
+            paths = [composite_file(paths, labels)]
+        return [Part(image=p) for p in paths]
+
+    def _user(self, item: Item, text: str) -> Turn:
+        return Turn("user", (*self._images(item), Part(text=text)))
+
+    def text(self, item: Item) -> str:
+        """The final prompt text for an item under the protocol's strategy."""
+        text = self.suite.prompt_text(item, self.protocol)
+        if self.protocol.strategy == "cot":
+            text = f"{text}\n{COT_SUFFIX}"
+        return text
+
+    def build(self, item: Item, description: str | None = None) -> Request:
+        """The request for one item (``description``: the CCoT first-stage output)."""
+        turns: list[Turn] = []
+        if self.protocol.strategy in ("one-shot", "one-shot-cot"):
+            demo = self.demos[item.id]
+            answer = self.suite.answer_text(demo)
+            if self.protocol.strategy == "one-shot-cot":
+                reasoning = self.suite.explain(demo)
+                if not reasoning:
+                    raise WhatifError(
+                        f"The one-shot-cot strategy needs a worked reasoning for the demonstration "
+                        f"{demo.id}, and the suite {self.suite.name} has none for it; use "
+                        "--strategy one-shot."
+                    )
+                answer = f"{reasoning} So the answer is {answer}."
+            turns += [self._user(demo, self.suite.prompt_text(demo, self.protocol)),
+                      Turn("assistant", (Part(text=answer),))]
+        text = self.text(item)
+        if description is not None:
+            text = f"Scene description:\n{description}\n\n{text}"
+        turns.append(self._user(item, text))
+        rank = self.protocol.answer_mode == "rank"
+        return Request(
+            item_id=item.id,
+            turns=tuple(turns),
+            candidates=self.suite.candidates(item, self.protocol) if rank else (),
+            answer_prefix=self.suite.answer_prefix(item, self.protocol),
+            max_new_tokens=self.protocol.max_new_tokens or 64,
+            item=item,
+        )
+
+    def describe_request(self, item: Item) -> Request:
+        """CCoT first stage: ask for a scene description of the item's image(s)."""
+        return Request(item_id=f"{item.id}#describe",
+                       turns=(self._user(item, CCOT_DESCRIBE),),
+                       max_new_tokens=256, item=item)
+
+
+def composite_file(paths: Sequence[str], labels: Sequence[str]) -> str:
+    """Path of the cached composite of ``paths`` (content-addressed under ``$WHATIF_HOME``)."""
+    key = hashlib.sha256(json.dumps([[sha256_file(Path(p)) for p in paths], list(labels)])
+                         .encode()).hexdigest()
+    folder = whatif_home() / "composites"
+    path = folder / f"{key}.png"
+    if not path.exists():
+        ensure_dir(folder)
+        write_bytes_atomic(path, compose(paths, labels))
+    return str(path)
+
+
+def select_items(items: Sequence[Item], limit: int | None, subset: float | None,
+                 seed: int) -> list[Item]:
+    """Apply ``--subset`` (a seeded random share of pairs) then ``--limit`` (the first N items in
+    file order, rounded up so that no pair is split)."""
+
+    def unit(item: Item) -> str:
+        return item.pair_id if item.pair_id is not None else f"item:{item.id}"
+
+    chosen = list(items)
+    if subset is not None:
+        if not 0 < subset <= 1:
+            raise WhatifError(f"--subset must be a fraction in (0, 1], got {subset}.")
+        units = sorted({unit(i) for i in chosen})
+        keep = set(random.Random(seed).sample(units, max(1, round(subset * len(units)))))
+        chosen = [i for i in chosen if unit(i) in keep]
+    if limit is not None:
+        if limit < 1:
+            raise WhatifError(f"--limit must be a positive number of items, got {limit}.")
+        sizes: dict[str, int] = {}
+        for item in chosen:
+            sizes[unit(item)] = sizes.get(unit(item), 0) + 1
+        kept: set[str] = set()
+        total = 0
+        for name, size in sizes.items():
+            if total >= limit:
+                break
+            kept.add(name)
+            total += size
+        chosen = [i for i in chosen if unit(i) in kept]
+    return chosen

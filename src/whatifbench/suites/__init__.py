@@ -1,0 +1,1 @@
+"""One package per benchmark; each registers its suite, generators, importers and exporters."""

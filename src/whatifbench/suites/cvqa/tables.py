@@ -1,0 +1,43 @@
+"""The C-VQA results table: rows = models, columns = group × original / counterfactual (drop)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from whatifbench.report.table import Table, fmt, fmt_drop
+from whatifbench.runner.results import RunResult
+
+
+def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
+                 labels: dict[str, str] | None = None) -> Table:
+    """One row per run; for each group (and overall) original, counterfactual (drop); then
+    pair accuracy and unparsed share over all items."""
+    labels = labels or {}
+    columns: list[str] = ["model"]
+    spans: list[tuple[str, int]] = [("", 1)]
+    for g in [*groups, "all"]:
+        columns += ["orig", "cf (drop)"]
+        spans.append((labels.get(g, g), 2))
+    columns += ["pair acc", "unparsed %"]
+    spans.append(("", 2))
+    rows = []
+    for run in runs:
+        m = run.metrics
+        row = [run.model]
+        for g in groups:
+            gm = m.get("by_group", {}).get(g)
+            if gm is None:
+                row += ["–", "–"]
+            else:
+                row += [fmt(gm["original_accuracy"]),
+                        f"{fmt(gm['counterfactual_accuracy'])} {fmt_drop(gm['drop'])}"]
+        row += [fmt(m["original_accuracy"]),
+                f"{fmt(m['counterfactual_accuracy'])} {fmt_drop(m['drop'])}",
+                fmt(m["pair_accuracy"]), fmt(m["unparsed"])]
+        rows.append(tuple(row))
+    notes = ()
+    if runs:
+        n = runs[0].metrics.get("n_pairs")
+        notes = (f"Accuracy in %, {n} pairs; drop = original − counterfactual. "
+                 "95% bootstrap intervals and McNemar p-values are in results.json.",)
+    return Table(title, tuple(columns), tuple(rows), tuple(spans), notes)

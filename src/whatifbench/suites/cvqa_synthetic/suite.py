@@ -1,0 +1,45 @@
+"""The C-VQA-Synthetic protocol: 4-option multiple choice, paired original/counterfactual."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from whatifbench.core.item import Item
+from whatifbench.core.protocol import Protocol
+from whatifbench.core.registry import register
+from whatifbench.core.suite import Sample, Suite
+from whatifbench.metrics.paired import by_group, paired_metrics
+from whatifbench.report.table import Table
+from whatifbench.runner.results import RunResult
+from whatifbench.suites.cvqa.prompts import paper_prompt
+from whatifbench.suites.cvqa.tables import paired_table
+
+GROUPS = tuple(f"abs_counting_{k}" for k in range(1, 7))
+INSTRUCTION = "Answer with the option's letter from the given choices directly."
+
+
+@register("suite", "cvqa-synthetic")
+class CvqaSyntheticSuite(Suite):
+    """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
+
+    name = "cvqa-synthetic"
+    prompts = ("default", "paper")
+
+    def prompt_text(self, item: Item, protocol: Protocol) -> str:
+        """Ours: the release question (options inline) + a letter instruction; or the paper's."""
+        if protocol.prompt.startswith("paper"):
+            return paper_prompt(item.question, protocol.prompt)
+        return f"{item.question}\n{INSTRUCTION}"
+
+    def metrics(self, samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
+        """Original/counterfactual accuracy, drop, pair accuracy, unparsed; and per template."""
+        out = paired_metrics(samples)
+        out["by_group"] = by_group(samples, with_stats=False)
+        return out
+
+    def tables(self, runs: Sequence[RunResult]) -> list[Table]:
+        """Table 7 layout extended to the six templates."""
+        groups = [g for g in GROUPS if any(g in r.metrics.get("by_group", {}) for r in runs)]
+        return [paired_table(runs, f"C-VQA-Synthetic: {runs[0].dataset}", groups,
+                             {g: f"T{g[-1]}" for g in GROUPS})]

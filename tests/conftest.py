@@ -1,0 +1,31 @@
+"""Shared fixtures: every test gets its own WHATIF_HOME and no hub access."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+"""``../shared`` beside the project root (papers and released data samples)."""
+
+
+@pytest.fixture(autouse=True)
+def whatif_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private ``$WHATIF_HOME`` (run store, cached suites, composites) per test."""
+    home = tmp_path_factory.mktemp("whatif_home")
+    monkeypatch.setenv("WHATIF_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The ``../shared`` folder; tests that need it skip with a reason when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED} is not present")
+    return SHARED
