@@ -25,7 +25,7 @@ def whatif_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The ``../shared`` folder; tests that need it skip with a reason when it is absent."""
+    """The ``../shared`` folder (released data samples), which must sit beside the checkout."""
     if not SHARED.is_dir():
-        pytest.skip(f"{SHARED} is not present")
+        pytest.fail(f"{SHARED} is missing: clone the project next to its 'shared' folder.")
     return SHARED
