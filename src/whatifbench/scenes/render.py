@@ -1,0 +1,173 @@
+"""Procedural rendering of scenes with PIL: flat colours, no anti-aliasing, deterministic bytes.
+
+Images are palette (``P``) images: every colour comes from ``palette`` (translucent tints are
+composited exactly), which keeps PNGs small and fast to encode and lets a pixel reader map
+colours back to names. Drawing order: background, the tints of all ``tinted`` objects (composited
+in order), their lines, then every other object in scene order.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from functools import lru_cache
+
+from PIL import Image, ImageChops, ImageDraw, ImageFont
+
+from whatifbench.scenes.geometry import footprint, is_round, outline, transform
+from whatifbench.scenes.model import Scene, SceneError, SceneObject
+from whatifbench.scenes.palette import RGB, composite, rgb
+from whatifbench.scenes.shapes import FLOWER_PARTS
+
+PNG_OPTIONS = {"compress_level": 6, "optimize": False}
+"""Fixed PNG settings (determinism; the same settings for every image)."""
+
+MAX_TINTED = 7
+"""Most tinted objects per scene (their combinations take the first palette entries)."""
+
+ROLE_COLORS = {"centre": "yellow", "leaf": "green"}
+"""Default colours of flower parts other than petals (``accent`` overrides the centre)."""
+
+
+class _Palette:
+    """Colour → palette index, in first-use order."""
+
+    def __init__(self) -> None:
+        self.colors: list[RGB] = []
+        self._index: dict[RGB, int] = {}
+
+    def index(self, color: RGB) -> int:
+        if color not in self._index:
+            if len(self.colors) == 256:
+                raise SceneError("the scene needs more than 256 distinct colours")
+            self._index[color] = len(self.colors)
+            self.colors.append(color)
+        return self._index[color]
+
+    def append(self, color: RGB) -> int:
+        """Add an entry even when the colour is already present; return its index."""
+        self._index.setdefault(color, len(self.colors))
+        self.colors.append(color)
+        return len(self.colors) - 1
+
+    def flat(self) -> list[int]:
+        return [c for color in self.colors for c in color]
+
+
+def reuse_image_memory(blocks: int = 64) -> None:
+    """Let PIL keep freed image memory for reuse (its ``PILLOW_BLOCKS_MAX`` setting).
+
+    Rendering thousands of images otherwise maps fresh memory for every canvas and mask, and
+    the page faults cost more than the drawing. Call once per process that renders in bulk.
+    """
+    core = Image.core
+    core.set_blocks_max(max(blocks, core.get_blocks_max()))
+
+
+def render(scene: Scene) -> Image.Image:
+    """Draw the scene into a palette image."""
+    pal = _Palette()
+    background = rgb(scene.background)
+    size = (scene.width, scene.height)
+    tinted = [o for o in scene.objects if o.style == "tinted"]
+    img = _tints(scene, tinted, pal, background) if tinted else Image.new(
+        "L", size, pal.index(background))
+    draw = ImageDraw.Draw(img)
+    for obj in tinted:
+        draw.polygon(_flat(outline(obj)), outline=pal.index(rgb(obj.color)), width=obj.line_width)
+    for obj in scene.objects:
+        if obj.style != "tinted":
+            _draw(img, draw, obj, pal)
+    img.putpalette(pal.flat())  # pixel values are palette indices: the image becomes "P"
+    return img
+
+
+def encode_png(img: Image.Image) -> bytes:
+    """PNG bytes with the fixed settings."""
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", **PNG_OPTIONS)
+    return buf.getvalue()
+
+
+def render_png(scene: Scene) -> bytes:
+    """``encode_png(render(scene))``."""
+    return encode_png(render(scene))
+
+
+def _flat(points: tuple[tuple[float, float], ...] | list[tuple[float, float]]) -> list[float]:
+    return [c for p in points for c in p]
+
+
+def _tints(scene: Scene, tinted: list[SceneObject], pal: _Palette,
+           background: RGB) -> Image.Image:
+    """Index canvas of the background seen through every combination of tinted regions.
+
+    Palette index ``c`` (for ``c < 2**len(tinted)``) is the combination whose bits name the
+    tinted objects covering a pixel, so adding each object's bit where it lies gives the canvas.
+    """
+    if len(tinted) > MAX_TINTED:
+        raise SceneError(f"a scene may hold at most {MAX_TINTED} tinted objects")
+    colors = [rgb(o.color) for o in tinted]
+    for combo in range(1 << len(tinted)):
+        layers = [c for bit, c in enumerate(colors) if combo >> bit & 1]
+        pal.append(composite(background, layers))
+    size = (scene.width, scene.height)
+    canvas = Image.new("L", size, 0)
+    for bit, obj in enumerate(tinted):
+        layer = canvas if bit == 0 else Image.new("L", size, 0)
+        ImageDraw.Draw(layer).polygon(_flat(outline(obj)), fill=1 << bit)
+        if bit:
+            canvas = ImageChops.add_modulo(canvas, layer)  # distinct bits: a bitwise or
+    return canvas
+
+
+def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _Palette) -> None:
+    color = pal.index(rgb(obj.color))
+    if obj.shape == "flower":
+        _paste_flower(img, obj, pal)
+    elif is_round(obj):
+        r = obj.size * obj.sx
+        box = (obj.x - r, obj.y - r, obj.x + r, obj.y + r)
+        if obj.style == "solid":
+            draw.ellipse(box, fill=color)
+        else:
+            draw.ellipse(box, outline=color, width=obj.line_width)
+    elif obj.style == "solid":
+        draw.polygon(_flat(outline(obj)), fill=color)
+    else:
+        draw.polygon(_flat(outline(obj)), outline=color, width=obj.line_width)
+    if obj.label:
+        ink = pal.index(rgb("white" if obj.color == "black" and obj.style == "solid" else "black"))
+        draw.text((obj.x, obj.y), obj.label, fill=ink, anchor="mm", font=_font())
+
+
+def _paste_flower(img: Image.Image, obj: SceneObject, pal: _Palette) -> None:
+    cx, cy = round(obj.x), round(obj.y)
+    key = (obj.variant or "", round(obj.size * 2) / 2, round(obj.angle) % 360,
+           round(obj.sx, 3), round(obj.sy, 3))
+    half, masks = _flower_masks(*key)
+    for role, mask in masks:
+        name = obj.color if role == "petal" else (obj.accent if role == "centre" and obj.accent
+                                                  else ROLE_COLORS[role])
+        # Image.paste's checks cost more than the paste itself for these small sprites.
+        img.im.paste(pal.index(rgb(name)), (cx - half, cy - half, cx + half + 1, cy + half + 1),
+                     mask.im)
+
+
+@lru_cache(maxsize=4096)
+def _flower_masks(kind: str, size: float, angle: int, sx: float,
+                  sy: float) -> tuple[int, tuple[tuple[str, Image.Image], ...]]:
+    """Masks of a flower's colour roles, centred in a square of side ``2 * half + 1``."""
+    probe = SceneObject("sprite", "flower", "red", 0.0, 0.0, size, angle, sx, sy, variant=kind)
+    half = math.ceil(footprint(probe)) + 1
+    masks: dict[str, Image.Image] = {}
+    for role, unit in FLOWER_PARTS[kind]:
+        mask = masks.setdefault(role, Image.new("1", (2 * half + 1, 2 * half + 1), 0))
+        pts = [(x + half, y + half) for x, y in transform(probe, unit)]
+        ImageDraw.Draw(mask).polygon(_flat(pts), fill=1)
+    return half, tuple(masks.items())
+
+
+@lru_cache(maxsize=1)
+def _font() -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    return ImageFont.load_default()

@@ -1,0 +1,116 @@
+"""Dot scenes (templates 4–6): six circles with dots fully inside, none overlapping."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from whatifbench.scenes.model import Scene, SceneObject
+from whatifbench.scenes.palette import RELEASE_COLORS
+
+CANVAS = 512
+LINE = 3
+CIRCLES = 6
+CIRCLE_RADII = (42, 72)
+CIRCLE_GAP = 12
+"""Least gap between two circles' lines, in pixels."""
+DOT_RADIUS = 6
+DOT_GAP = 4
+"""Least gap between two dots."""
+DOT_MARGIN = LINE + 3
+"""Least gap between a dot and its circle's line."""
+DOT_COLORS = ("black", "red", "blue", "green", "purple", "orange")
+
+
+def _circles(rng: random.Random) -> list[tuple[int, int, int]]:
+    while True:
+        placed: list[tuple[int, int, int]] = []
+        for _ in range(200):
+            r = rng.randint(*CIRCLE_RADII)
+            x = rng.randint(r + 4, CANVAS - r - 5)
+            y = rng.randint(r + 4, CANVAS - r - 5)
+            if all(math.hypot(x - px, y - py) >= r + pr + CIRCLE_GAP for px, py, pr in placed):
+                placed.append((x, y, r))
+                if len(placed) == CIRCLES:
+                    return placed
+
+
+def capacity(radius: int) -> int:
+    """How many dots a circle of this radius takes without crowding."""
+    reach = radius - LINE - DOT_MARGIN
+    return int(0.3 * (reach / (DOT_RADIUS + DOT_GAP / 2)) ** 2)
+
+
+def counts(template: int, radii: list[int], rng: random.Random) -> list[int] | None:
+    """Dots per circle, drawn so that the answers land in the release's ranges (``None`` when
+    the circles are too small for the drawn counts)."""
+    caps = [capacity(r) for r in radii]
+    if template == 4:
+        # Each circle offers as many slots as it takes dots; fill a random set of slots.
+        slots = [i for i, c in enumerate(caps) for _ in range(c)]
+        out = [0] * len(radii)
+        for i in rng.sample(slots, rng.randint(9, min(38, len(slots)))):
+            out[i] += 1
+        return out
+    if template == 5:
+        return [rng.randint(1, min(7, c)) for c in caps]
+    top = rng.randint(4, 8)
+    second = rng.randint(2, top - 1)
+    wanted = [top, second, *(rng.randint(0, second) for _ in range(len(radii) - 2))]
+    for _ in range(20):
+        rng.shuffle(wanted)
+        if all(n <= c for n, c in zip(wanted, caps, strict=True)):
+            return wanted
+    return None
+
+
+def _dots(nprng: np.random.Generator, x: int, y: int, r: int, n: int) -> list[tuple[int, int]]:
+    """``n`` dot centres inside the circle, apart from each other (fewer if it is too full)."""
+    reach = r - LINE - DOT_MARGIN - DOT_RADIUS
+    k = 12 * n + 24
+    angle = nprng.random(k) * (2 * np.pi)
+    dist = np.sqrt(nprng.random(k)) * reach
+    xs = np.rint(x + dist * np.cos(angle)).astype(np.int64).tolist()
+    ys = np.rint(y + dist * np.sin(angle)).astype(np.int64).tolist()
+    limit = (2 * DOT_RADIUS + DOT_GAP) ** 2
+    mine: list[tuple[int, int]] = []
+    for cx, cy in zip(xs, ys, strict=True):
+        if len(mine) == n:
+            break
+        if (cx - x) ** 2 + (cy - y) ** 2 > reach * reach:
+            continue  # rounding pushed it out
+        for px, py in mine:
+            if (cx - px) ** 2 + (cy - py) ** 2 < limit:
+                break
+        else:
+            mine.append((cx, cy))
+    return mine
+
+
+def dot_scene(template: int, rng: random.Random) -> Scene:
+    """A dot scene for template 4–6."""
+    nprng = np.random.default_rng(rng.getrandbits(64))
+    while True:
+        circles = _circles(rng)
+        want = counts(template, [r for _, _, r in circles], rng)
+        if want is None:
+            continue
+        dots: list[tuple[int, int]] = []
+        for (x, y, r), n in zip(circles, want, strict=True):
+            placed = _dots(nprng, x, y, r, n)
+            if len(placed) < n:
+                break
+            dots += placed
+        else:
+            break
+    line = rng.choice(RELEASE_COLORS)
+    dot_color = rng.choice([c for c in DOT_COLORS if c != line])
+    objects = [SceneObject(f"circle-{i}", "circle", line, float(x), float(y), float(r),
+                           style="outline", line_width=LINE)
+               for i, (x, y, r) in enumerate(circles, start=1)]
+    rng.shuffle(dots)
+    objects += [SceneObject(f"dot-{i}", "dot", dot_color, float(x), float(y), float(DOT_RADIUS))
+                for i, (x, y) in enumerate(dots, start=1)]
+    return Scene(CANVAS, CANVAS, tuple(objects))

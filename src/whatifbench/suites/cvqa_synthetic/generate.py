@@ -1,0 +1,146 @@
+"""The C-VQA-Synthetic generator: six templates × N images, two questions per image."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import multiprocessing
+import os
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from whatifbench.core.card import Card
+from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.item import Item
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.scenes.render import reuse_image_memory
+from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
+from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
+from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Job, build
+from whatifbench.suites.cvqa_synthetic.templates import TEMPLATES
+
+ROLES = ("original", "counterfactual")
+
+
+def plan(per_template: int, seed: int, intervened: bool = False) -> list[Job]:
+    """Every image to make, numbered as the release (template k after templates 1 … k−1).
+
+    The correct letters are dealt here, balanced per template and role, so that they do not
+    depend on how the work is split between processes.
+    """
+    jobs = []
+    for template in TEMPLATES:
+        letters = [balanced_letters(per_template, random.Random(_seed(seed, template, role)))
+                   for role in ROLES]
+        for index in range(per_template):
+            number = (template - 1) * per_template + index + 1
+            jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
+                            intervened))
+    return jobs
+
+
+def _seed(seed: int, template: int, role: str) -> int:
+    key = f"{GENERATOR}:letters:{seed}:{template}:{role}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
+
+
+def default_workers() -> int:
+    """Processes to use: the CPUs this process may run on (at most 8)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(8, cpus))
+
+
+def run_jobs(jobs: Sequence[Job], images: Path, workers: int) -> Iterator[tuple[Item, Item]]:
+    """Build every job (in parallel when ``workers`` > 1), yielding results in job order."""
+    work = partial(build, images=images)
+    reuse_image_memory()  # inherited by the worker processes
+    if workers <= 1 or len(jobs) < 2 * workers:
+        yield from map(work, jobs)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    chunk = max(1, min(32, len(jobs) // (workers * 8)))
+    with context.Pool(workers) as pool:
+        yield from pool.imap(work, jobs, chunksize=chunk)
+
+
+def balance(items: Sequence[Item]) -> dict[str, Any]:
+    """Letter shares per role (percent), answer ranges per template and role, N ranges."""
+    letters: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
+    ranges: dict[str, dict[str, list[int]]] = {}
+    removed: dict[str, list[int]] = {}
+    for item in items:
+        role, group = item.role or "", item.group or ""
+        letters[role][LETTERS[item.target_index]] += 1
+        value = int(item.target)
+        low_high = ranges.setdefault(group, {}).setdefault(role, [value, value])
+        low_high[0], low_high[1] = min(low_high[0], value), max(low_high[1], value)
+        n = item.provenance.get("params", {}).get("n")
+        if n is not None and role == "counterfactual":
+            span = removed.setdefault(group, [n, n])
+            span[0], span[1] = min(span[0], n), max(span[1], n)
+    shares = {role: {letter: round(100 * counts[letter] / max(1, sum(counts.values())), 2)
+                     for letter in LETTERS} for role, counts in letters.items()}
+    return {"letter_share_percent": shares, "answer_ranges": dict(sorted(ranges.items())),
+            "n_ranges": dict(sorted(removed.items()))}
+
+
+@register("generator", "cvqa-synthetic")
+class CvqaSyntheticGenerator:
+    """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
+
+    version = VERSION
+
+    @staticmethod
+    def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
+                 overwrite: bool = False, workers: int | None = None,
+                 intervened: bool = False) -> Card:
+        """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
+
+        ``workers`` (default: the available CPUs) changes only the speed, never the output;
+        ``intervened`` also renders each counterfactual scene (``images/intervened/``).
+        """
+        if per_template < 1:
+            raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
+        if workers is not None and workers < 1:
+            raise WhatifError(f"--workers must be at least 1, got {workers}.")
+        jobs = plan(per_template, seed, intervened)
+        with DatasetWriter(out, overwrite) as writer:
+            items: list[Item] = []
+            for pair in run_jobs(jobs, writer.images, workers or default_workers()):
+                items += pair
+            writer.add_items(items)
+            params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
+                      "intervened_images": intervened}
+            card = writer.finish(
+                name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
+                generator={"name": GENERATOR, "params": params}, seed=seed,
+                extra={"balance": balance(items)})
+        return card
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """``--per-template``, ``--seed``, ``--workers``, ``--intervened-images``."""
+        parser.add_argument("--per-template", type=int, default=500, metavar="N",
+                            help="images per template (default 500, as the release)")
+        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        parser.add_argument("--workers", type=int, metavar="N",
+                            help="processes (default: all CPUs; the output does not change)")
+        parser.add_argument("--intervened-images", action="store_true",
+                            help="also render each counterfactual scene (images/intervened/)")
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> int:
+        """Generate from parsed command-line arguments."""
+        CvqaSyntheticGenerator.generate(
+            args.out, per_template=args.per_template, seed=args.seed, overwrite=args.overwrite,
+            workers=args.workers, intervened=args.intervened_images)
+        return 0

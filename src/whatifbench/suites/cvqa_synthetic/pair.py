@@ -1,0 +1,160 @@
+"""One image and its two questions: sample a valid scene, compute answers, render, make items."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whatifbench.core.item import Item
+from whatifbench.scenes.filters import leaks, scene_problems
+from whatifbench.scenes.model import Scene
+from whatifbench.scenes.render import render_png
+from whatifbench.suites.cvqa_synthetic.dots import dot_scene
+from whatifbench.suites.cvqa_synthetic.flowers import flower_scene
+from whatifbench.suites.cvqa_synthetic.options import make_options, options_text
+from whatifbench.suites.cvqa_synthetic.templates import (
+    DOTS_IN_CIRCLES,
+    FLOWER_TEMPLATES,
+    N_RANGES,
+    RANGES,
+    Instance,
+    explain,
+    flowers_in,
+    template_1,
+    template_2,
+    template_3,
+    template_4,
+    template_5,
+    template_6,
+)
+
+GENERATOR = "cvqa-synthetic"
+VERSION = "1.0"
+"""Generator version: bump whenever the output for a given seed changes."""
+MAX_ATTEMPTS = 500
+
+
+@dataclass(frozen=True)
+class Job:
+    """One image to make."""
+
+    template: int
+    """1 … 6."""
+    index: int
+    """0-based position within its template."""
+    number: int
+    """1-based image number over the whole dataset (the file name)."""
+    seed: int
+    """The dataset seed."""
+    letters: tuple[int, int]
+    """Correct option positions (0–3) of the original and counterfactual question."""
+    intervened: bool = False
+    """Also render the intervened scene (``images/intervened/<name>``)."""
+
+    @property
+    def name(self) -> str:
+        """``abs_counting_000001.png`` ..."""
+        return f"abs_counting_{self.number:06d}.png"
+
+    @property
+    def image_seed(self) -> int:
+        """The image's own seed: independent of worker count and of other images."""
+        key = f"{GENERATOR}:{self.seed}:{self.template}:{self.index}".encode()
+        return int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A valid scene with its instance and answers."""
+
+    scene: Scene
+    """The scene as drawn."""
+    after: Scene
+    """The scene after the premise's interventions."""
+    instance: Instance
+    """The filled-in template."""
+    answers: tuple[int, int]
+    """(original, counterfactual), computed by the programs."""
+    other: str | None
+    """Flower templates: the colour of the polygon the question does not name."""
+    attempts: int
+    """How many scenes were drawn until one passed every check."""
+
+
+def sample(template: int, rng: random.Random) -> Sample:
+    """Draw scenes until one passes the range, change, leakage and ambiguity checks."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        scene, instance, other = _draw(template, rng)
+        after = instance.intervened(scene)
+        orig, cf = answers = instance.answers(scene, after)
+        (o_lo, o_hi), (c_lo, c_hi) = RANGES[template]
+        if not (o_lo <= orig <= o_hi and c_lo <= cf <= c_hi) or orig == cf:
+            continue
+        if leaks(instance.premise, cf) or scene_problems(scene) or instance.problems(scene, after):
+            continue
+        return Sample(scene, after, instance, answers, other, attempt)
+    raise RuntimeError(f"no valid scene for template {template} after {MAX_ATTEMPTS} attempts")
+
+
+def _draw(template: int, rng: random.Random) -> tuple[Scene, Instance, str | None]:
+    if template in FLOWER_TEMPLATES:
+        scene, color, other = flower_scene(template, rng)
+        if template == 1:
+            return scene, template_1(color), other
+        if template == 3:
+            return scene, template_3(color, other), other
+        inside = [f.id for f in flowers_in(color).select(scene)]
+        return scene, template_2(color, _removed(inside, 2, rng)), other
+    scene = dot_scene(template, rng)
+    if template == 4:
+        inside = [d.id for d in DOTS_IN_CIRCLES.select(scene)]
+        return scene, template_4(_removed(inside, 4, rng)), None
+    return scene, template_5() if template == 5 else template_6(), None
+
+
+def _removed(ids: list[str], template: int, rng: random.Random) -> tuple[str, ...]:
+    """N of the counted objects, N within the release's range and not equal to what remains."""
+    low, high = N_RANGES[template]
+    choices = [n for n in range(low, min(high, len(ids)) + 1) if n != len(ids) - n]
+    if not choices:
+        return ()
+    return tuple(sorted(rng.sample(ids, rng.choice(choices))))
+
+
+def build(job: Job, images: Path) -> tuple[Item, Item]:
+    """Make one image (written to ``images/<name>``) and its original/counterfactual items."""
+    rng = random.Random(job.image_seed)
+    s = sample(job.template, rng)
+    (images / job.name).write_bytes(render_png(s.scene))
+    inst = s.instance
+    common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
+                              "image_seed": job.image_seed, "template": job.template,
+                              "params": inst.params}
+    cf_extra: dict[str, Any] = {"premise": inst.premise,
+                                "interventions": [i.to_json() for i in inst.interventions]}
+    if job.intervened:
+        rel = f"intervened/{job.name}"
+        (images / "intervened").mkdir(exist_ok=True)
+        (images / rel).write_bytes(render_png(s.after))
+        cf_extra["intervened_image"] = f"images/{rel}"
+    explanations = explain(inst, s.scene, s.after, s.answers, s.other)
+    stem = job.name.removesuffix(".png")
+    items = []
+    roles = (("original", inst.original, inst.program, {}),
+             ("counterfactual", inst.counterfactual, inst.cf_program, cf_extra))
+    for (role, text, program, extra), value, letter, why in zip(
+            roles, s.answers, job.letters, explanations, strict=True):
+        options = make_options(value, letter, rng)
+        items.append(Item(
+            id=f"{stem}:{role}", images=(f"images/{job.name}",),
+            question=text + options_text(options), kind="choice", target=str(value),
+            choices=tuple(str(v) for v in options), pair_id=stem, role=role,
+            group=f"abs_counting_{job.template}",
+            meta={"template": job.template, "image": job.name},
+            provenance={**common, "program": program.to_json(), **extra, "answer": value,
+                        "explanation": why},
+        ))
+    return items[0], items[1]
