@@ -49,7 +49,8 @@ class SceneObject:
     style: str = "solid"
     """One of ``STYLES``."""
     variant: str | None = None
-    """Sub-kind, e.g. the flower kind (``shapes.FLOWER_KINDS``)."""
+    """Sub-kind, e.g. the flower kind (``shapes.FLOWER_KINDS``; ``None``: unknown, drawn as
+    ``shapes.DEFAULT_FLOWER``)."""
     accent: str | None = None
     """Second colour (a flower's centre); ``None`` uses a default."""
     label: str | None = None
@@ -70,7 +71,7 @@ class SceneObject:
                 raise SceneError(f"object {self.id!r}: unknown colour {colour!r}")
         if self.shape == "polygon" and len(self.vertices) < 3:
             raise SceneError(f"object {self.id!r}: a polygon needs at least 3 vertices")
-        if self.shape == "flower" and self.variant not in FLOWER_KINDS:
+        if self.shape == "flower" and self.variant not in (None, *FLOWER_KINDS):
             raise SceneError(f"object {self.id!r}: flower kind must be one of {FLOWER_KINDS}")
         if self.size <= 0 or self.sx <= 0 or self.sy <= 0:
             raise SceneError(f"object {self.id!r}: size and stretch must be positive")

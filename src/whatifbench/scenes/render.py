@@ -17,7 +17,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageFont
 from whatifbench.scenes.geometry import footprint, is_round, outline, transform
 from whatifbench.scenes.model import Scene, SceneError, SceneObject
 from whatifbench.scenes.palette import RGB, composite, rgb
-from whatifbench.scenes.shapes import FLOWER_PARTS
+from whatifbench.scenes.shapes import DEFAULT_FLOWER, FLOWER_PARTS
 
 PNG_OPTIONS = {"compress_level": 6, "optimize": False}
 """Fixed PNG settings (determinism; the same settings for every image)."""
@@ -143,7 +143,7 @@ def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _P
 
 def _paste_flower(img: Image.Image, obj: SceneObject, pal: _Palette) -> None:
     cx, cy = round(obj.x), round(obj.y)
-    key = (obj.variant or "", round(obj.size * 2) / 2, round(obj.angle) % 360,
+    key = (obj.variant or DEFAULT_FLOWER, round(obj.size * 2) / 2, round(obj.angle) % 360,
            round(obj.sx, 3), round(obj.sy, 3))
     half, masks = _flower_masks(*key)
     for role, mask in masks:

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from whatifbench.scenes.filters import POSITION_TIE, SIZE_TIE, crossing_pairs
 from whatifbench.scenes.geometry import area, inside_table, object_bbox
 from whatifbench.scenes.model import Scene, SceneError, SceneObject
@@ -86,11 +88,11 @@ class Where(Selector):
     def select(self, scene: Scene) -> tuple[SceneObject, ...]:
         found = self._matching(scene)
         if self.within is not None:
-            inside = inside_table(scene, found, self.within.select(scene)).any(axis=1)
-            found = [o for o, keep in zip(found, inside.tolist(), strict=True) if keep]
+            inside = inside_table(scene, found, self.within.select(scene))
+            found = [found[i] for i in np.flatnonzero(inside.any(axis=1)).tolist()]
         if self.outside is not None:
-            inside = inside_table(scene, found, self.outside.select(scene)).any(axis=1)
-            found = [o for o, out in zip(found, inside.tolist(), strict=True) if not out]
+            inside = inside_table(scene, found, self.outside.select(scene))
+            found = [found[i] for i in np.flatnonzero(~inside.any(axis=1)).tolist()]
         return tuple(found)
 
     def to_json(self) -> dict[str, Any]:

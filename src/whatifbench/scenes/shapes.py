@@ -98,8 +98,8 @@ FLOWER_PARTS: dict[str, tuple[FlowerPart, ...]] = {
     "clover": (*(("petal", p) for p in _radial(4, _petal(0.55, 0.42, 0.3), offset=-45.0)),
                ("centre", _ring(16, 0.24))),
     "tulip": (("leaf", ((-0.07, 0.0), (0.07, 0.0), (0.07, 0.97), (-0.07, 0.97))),
-              ("leaf", _ellipse(-0.3, 0.62, 0.3, 0.1, -40.0)),
-              ("leaf", _ellipse(0.3, 0.62, 0.3, 0.1, 40.0)),
+              ("leaf", _ellipse(-0.22, 0.55, 0.3, 0.11, -40.0)),
+              ("leaf", _ellipse(0.22, 0.55, 0.3, 0.11, 40.0)),
               ("petal", ((-0.55, -0.75), (-0.27, -0.42), (0.0, -0.9), (0.27, -0.42),
                          (0.55, -0.75), (0.55, -0.1), (0.4, 0.15), (0.0, 0.25), (-0.4, 0.15),
                          (-0.55, -0.1)))),
@@ -108,3 +108,5 @@ FLOWER_PARTS: dict[str, tuple[FlowerPart, ...]] = {
 
 FLOWER_KINDS = tuple(FLOWER_PARTS)
 """Names of the flower kinds."""
+DEFAULT_FLOWER = "five-petal"
+"""How a flower of unknown kind (e.g. one seen by a pixel reader) is drawn."""

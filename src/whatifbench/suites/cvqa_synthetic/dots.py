@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 
+from whatifbench.scenes.filters import POSITION_TIE
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import RELEASE_COLORS
 
@@ -89,11 +90,40 @@ def _dots(nprng: np.random.Generator, x: int, y: int, r: int, n: int) -> list[tu
     return mine
 
 
+def _cut(circles: list[tuple[int, int, int]], key: int, k: int, sign: int) -> set[int] | None:
+    """Indices of the first ``k`` circles by centre and by near edge along ``key`` (0: x, 1: y;
+    ``sign`` −1 ranks from the far side), or ``None`` when either cut is within a few pixels."""
+    chosen = None
+    for edge in (0, 1):
+        value = [sign * c[key] - edge * c[2] for c in circles]
+        order = sorted(range(len(circles)), key=lambda i: value[i])
+        if value[order[k]] - value[order[k - 1]] < POSITION_TIE + 1:
+            return None
+        picked = set(order[:k])
+        if chosen is not None and picked != chosen:
+            return None
+        chosen = picked
+    return chosen
+
+
+def top_right_ok(circles: list[tuple[int, int, int]]) -> bool:
+    """Template 5 geometry: the top three and the two rightmost circles are clear-cut (before
+    and after the removal) and the removal takes at least one of the top three."""
+    right = _cut(circles, 0, 2, -1)
+    top = _cut(circles, 1, 3, 1)
+    if right is None or top is None or not right & top:
+        return False
+    rest = [c for i, c in enumerate(circles) if i not in right]
+    return _cut(rest, 1, 3, 1) is not None
+
+
 def dot_scene(template: int, rng: random.Random) -> Scene:
     """A dot scene for template 4–6."""
     nprng = np.random.default_rng(rng.getrandbits(64))
     while True:
         circles = _circles(rng)
+        if template == 5 and not top_right_ok(circles):
+            continue
         want = counts(template, [r for _, _, r in circles], rng)
         if want is None:
             continue

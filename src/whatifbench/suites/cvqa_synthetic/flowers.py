@@ -14,7 +14,7 @@ import random
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
-from whatifbench.scenes.geometry import distances_to_segments, edges, outline
+from whatifbench.scenes.geometry import distances_to_segments, edge_array, outline
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import RELEASE_COLORS
 from whatifbench.scenes.shapes import FLOWER_KINDS
@@ -117,13 +117,16 @@ def _place(nprng: np.random.Generator, p1: SceneObject, p2: SceneObject, asked: 
     sizes = np.asarray(FLOWER_SIZES)[(u[2] * len(FLOWER_SIZES)).astype(np.int64)]
     value = _raster(p1, p2)[ys >> 1, xs >> 1]
     label = {"AB": 3, "0": 0, "A": 1 if asked == 0 else 2, "B": 2 if asked == 0 else 1}
+    pools = {region: np.flatnonzero(value == label[region]) for region in REGIONS}
+    if any(len(pools[r]) < 2 * want[r] for r in REGIONS):
+        return None  # a region is too small: do not try
     placed: list[tuple[int, int, int]] = []
     gap = FLOWER_GAP
     for region in REGIONS:
         need = want[region]
         mine: list[tuple[int, int, int]] = []
         if need:
-            pool = np.flatnonzero(value == label[region])[: need * 12]
+            pool = pools[region][: need * 12]
             for x, y, size in zip(xs[pool].tolist(), ys[pool].tolist(), sizes[pool].tolist(),
                                   strict=True):
                 for px, py, ps in mine:
@@ -141,7 +144,7 @@ def _place(nprng: np.random.Generator, p1: SceneObject, p2: SceneObject, asked: 
         return placed
     fx = np.array([p[0] for p in placed], dtype=float)
     fy = np.array([p[1] for p in placed], dtype=float)
-    dist = distances_to_segments(fx, fy, np.vstack([edges(outline(p1)), edges(outline(p2))]))
+    dist = distances_to_segments(fx, fy, np.vstack([edge_array(p1), edge_array(p2)]))
     reach = np.array([p[2] for p in placed]) + LINE + EDGE_GAP
     return placed if bool(np.all(dist >= reach)) else None
 
@@ -157,12 +160,19 @@ def flower_scene(template: int, rng: random.Random) -> tuple[Scene, str, str]:
         if placed is not None:
             break
     rng.shuffle(placed)
+    n = len(placed)
+    looks = zip(nprng.integers(0, len(PETAL_COLORS), n).tolist(),
+                nprng.random(n).tolist(),
+                nprng.integers(0, 24, n).tolist(), nprng.integers(0, len(FLOWER_KINDS), n).tolist(),
+                strict=True)
     flowers = []
-    for i, (x, y, size) in enumerate(placed, start=1):
-        color = rng.choice(PETAL_COLORS)
-        accent = rng.choice([c for c in CENTRE_COLORS if c != color])
+    for i, ((x, y, size), (petal, centre, turn, kind)) in enumerate(zip(placed, looks,
+                                                                       strict=True), start=1):
+        color = PETAL_COLORS[petal]
+        accents = [c for c in CENTRE_COLORS if c != color]
+        accent = accents[int(centre * len(accents))]
         flowers.append(SceneObject(f"flower-{i}", "flower", color, float(x), float(y),
-                                   float(size), angle=float(rng.randrange(0, 360, 15)),
-                                   variant=rng.choice(FLOWER_KINDS), accent=accent))
+                                   float(size), angle=15.0 * turn, variant=FLOWER_KINDS[kind],
+                                   accent=accent))
     colors = (p1.color, p2.color) if asked == 0 else (p2.color, p1.color)
     return Scene(CANVAS, CANVAS, (p1, p2, *flowers)), colors[0], colors[1]

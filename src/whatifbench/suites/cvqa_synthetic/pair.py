@@ -11,6 +11,7 @@ from typing import Any
 from whatifbench.core.item import Item
 from whatifbench.scenes.filters import leaks, scene_problems
 from whatifbench.scenes.model import Scene
+from whatifbench.scenes.programs import Program
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cvqa_synthetic.dots import dot_scene
 from whatifbench.suites.cvqa_synthetic.flowers import flower_scene
@@ -143,7 +144,8 @@ def build(job: Job, images: Path) -> tuple[Item, Item]:
     explanations = explain(inst, s.scene, s.after, s.answers, s.other)
     stem = job.name.removesuffix(".png")
     items = []
-    roles = (("original", inst.original, inst.program, {}),
+    roles: tuple[tuple[str, str, Program, dict[str, Any]], ...] = (
+        ("original", inst.original, inst.program, {}),
              ("counterfactual", inst.counterfactual, inst.cf_program, cf_extra))
     for (role, text, program, extra), value, letter, why in zip(
             roles, s.answers, job.letters, explanations, strict=True):
