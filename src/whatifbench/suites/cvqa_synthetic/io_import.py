@@ -37,21 +37,22 @@ def row_items(row: Row, source: str) -> tuple[Item, Item]:
     return items[0], items[1]
 
 
-def _image_problems(rows: list[Row], images: Path) -> list[str]:
+def _image_problems(listed: list[str], images: Path) -> list[str]:
     missing, broken = [], []
-    for row in rows:
-        why = check_image(images / row.img_path)
+    for name in listed:
+        why = check_image(images / name)
         if why == "is missing":
-            missing.append(row.img_path)
+            missing.append(name)
         elif why:
-            broken.append(f"{row.img_path} ({why})")
+            broken.append(f"{name} ({why})")
     problems = []
     if missing:
-        problems.append(f"{len(missing)} of {len(rows)} images are missing from {images} "
+        verb = "is" if len(missing) == 1 else "are"
+        problems.append(f"{len(missing)} of {len(listed)} images {verb} missing from {images} "
                         f"(first: {', '.join(missing[:SHOWN])})")
     if broken:
-        problems.append(f"{len(broken)} images cannot be read (first: "
-                        f"{'; '.join(broken[:SHOWN])})")
+        noun = "image cannot" if len(broken) == 1 else "images cannot"
+        problems.append(f"{len(broken)} {noun} be read (first: {'; '.join(broken[:SHOWN])})")
     return problems
 
 
@@ -59,11 +60,11 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path,
                    overwrite: bool = False) -> Card:
     """Validate the CSV and its images, then write the dataset (nothing is written on error)."""
     csv_path, images = Path(csv_path), Path(images)
-    rows, problems = read_rows(csv_path)
+    rows, problems, listed = read_rows(csv_path)
     if not images.is_dir():
         problems.append(f"the images folder {images} does not exist")
-    elif rows:
-        problems += _image_problems(rows, images)
+    elif listed:
+        problems += _image_problems(listed, images)
     if problems:
         raise WhatifError(problems_message(
             f"The C-VQA-Synthetic CSV {csv_path}", problems,

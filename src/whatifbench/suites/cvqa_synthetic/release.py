@@ -80,8 +80,9 @@ def safe_path(img_path: str) -> bool:
         and ":" not in img_path
 
 
-def read_rows(path: Path) -> tuple[list[Row], list[str]]:
-    """All rows of a release CSV and the problems found (each naming ``file:line``)."""
+def read_rows(path: Path) -> tuple[list[Row], list[str], list[str]]:
+    """The valid rows of a release CSV, the problems found (each naming ``file:line``) and
+    every usable image path it lists (also those of rows with other problems)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -103,6 +104,7 @@ def read_rows(path: Path) -> tuple[list[Row], list[str]]:
             "(the C-VQA-Synthetic release format).")
     rows: list[Row] = []
     problems: list[str] = []
+    listed: list[str] = []
     seen: dict[str, int] = {}
     start = reader.line_num + 1
     while True:
@@ -117,6 +119,8 @@ def read_rows(path: Path) -> tuple[list[Row], list[str]]:
         if not any(f.strip() for f in fields):
             continue
         errs = _row_problems(fields)
+        if fields and safe_path(fields[0]) and fields[0] not in listed:
+            listed.append(fields[0])
         if not errs and fields[0] in seen:
             errs = [f"image {fields[0]!r} is listed twice (first on line {seen[fields[0]]})"]
         if errs:
@@ -126,7 +130,7 @@ def read_rows(path: Path) -> tuple[list[Row], list[str]]:
         rows.append(Row(line, *fields))
     if not rows and not problems:
         problems.append(f"{path} has a header but no rows")
-    return rows, problems
+    return rows, problems, listed
 
 
 def _row_problems(fields: list[str]) -> list[str]:

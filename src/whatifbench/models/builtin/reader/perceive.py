@@ -55,22 +55,35 @@ def load(path: str | Path) -> Colors:
     return Colors(inverse.reshape(packed.shape), rgb)
 
 
-def tint_table() -> dict[RGB, tuple[str, ...]]:
-    """Every tint colour a region can show: one colour, or two (bottom first)."""
-    table: dict[RGB, tuple[str, ...]] = {composite(WHITE, [COLORS[c]]): (c,)
-                                         for c in RELEASE_COLORS}
-    for a in RELEASE_COLORS:
-        for b in RELEASE_COLORS:
-            if a != b:
-                table.setdefault(composite(WHITE, [COLORS[a], COLORS[b]]), (a, b))
+def tint_table(colors: tuple[str, ...] = RELEASE_COLORS,
+               pairs: bool = True) -> dict[RGB, tuple[str, ...]]:
+    """Tint colours a region can show: one colour, or (``pairs``) two, bottom first."""
+    table: dict[RGB, tuple[str, ...]] = {composite(WHITE, [COLORS[c]]): (c,) for c in colors}
+    if pairs:
+        for a in colors:
+            for b in colors:
+                if a != b:
+                    table.setdefault(composite(WHITE, [COLORS[a], COLORS[b]]), (a, b))
     return table
 
 
 def classify(colors: Colors) -> list[tuple[str, ...] | None]:
-    """Per colour label: ``()`` background, the tint's colour names, or ``None`` for ink."""
-    tints = tint_table()
+    """Per colour label: ``()`` background, the tint's colour names, or ``None`` for ink.
+
+    First the single-colour tints that cover a region name the polygons' colours; then every
+    colour is matched against white and the tints of those colours and their overlaps.
+    """
+    area = np.bincount(colors.labels.ravel(), minlength=len(colors.rgb)).tolist()
+    singles = _match(colors.rgb, tint_table(pairs=False))
+    present = tuple(sorted({k[0] for k, n in zip(singles, area, strict=True)
+                            if k and n >= MIN_REGION}))
+    return _match(colors.rgb, tint_table(present)) if present else [
+        () if _d2(rgb, WHITE) <= TOLERANCE else None for rgb in colors.rgb]
+
+
+def _match(rgbs: list[RGB], tints: dict[RGB, tuple[str, ...]]) -> list[tuple[str, ...] | None]:
     out: list[tuple[str, ...] | None] = []
-    for rgb in colors.rgb:
+    for rgb in rgbs:
         if _d2(rgb, WHITE) <= TOLERANCE:
             out.append(())
             continue
@@ -95,7 +108,7 @@ def perceive(path: str | Path) -> Scene:
     ink = lut_ink[labels]
     area = np.bincount(labels.ravel(), minlength=len(kinds))
     names = sorted({c for k, n in zip(kinds, area.tolist(), strict=True)
-                    if k and n >= MIN_REGION for c in k})
+                    if k and len(k) == 1 and n >= MIN_REGION for c in k})
     objects: list[SceneObject] = []
     for i, name in enumerate(names, start=1):
         member = np.array([k is not None and name in k for k in kinds], dtype=np.bool_)
