@@ -40,6 +40,7 @@ def outline(obj: SceneObject) -> tuple[Point, ...]:
     return tuple(transform(obj, unit))
 
 
+@lru_cache(maxsize=8192)
 def footprint(obj: SceneObject) -> float:
     """Radius of a circle around the centre that holds everything drawn for the object."""
     if obj.shape == "polygon":
@@ -228,14 +229,18 @@ def edge_array(obj: SceneObject) -> np.ndarray:
     return edges(outline(obj))
 
 
+def _ray_crossings(xs: np.ndarray, ys: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """``(points, segments)``: does a ray from the point to the right cross the segment?"""
+    x1, y1, x2, y2 = (segments[:, i] for i in range(4))
+    dy = y2 - y1
+    slope = (x2 - x1) / np.where(dy == 0, 1.0, dy)  # horizontal edges never cross a ray
+    px, py = xs[:, None], ys[:, None]
+    return ((y1 > py) != (y2 > py)) & (px < x1 + (py - y1) * slope)
+
+
 def inside_edges(xs: np.ndarray, ys: np.ndarray, segments: np.ndarray) -> np.ndarray:
     """Even-odd containment of each point in the polygon given by its ``edges``."""
-    x1, y1, x2, y2 = (segments[:, i][None, :] for i in range(4))
-    px, py = xs[:, None], ys[:, None]
-    crossing = (y1 > py) != (y2 > py)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        xcross = (x2 - x1) * (py - y1) / (y2 - y1) + x1
-    return (np.sum(crossing & (px < xcross), axis=1) % 2).astype(bool)
+    return np.count_nonzero(_ray_crossings(xs, ys, segments), axis=1) % 2 == 1
 
 
 def contains_points(container: SceneObject, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -292,13 +297,15 @@ def containment(scene: Scene) -> Containment:
     """The scene's containment table (cached on the scene)."""
     table = scene.cache.get("containment")
     if table is None:
-        table = _containment(scene)
+        source = scene.cache.get("geometry_of")
+        table = containment(source).subset(scene) if source is not None else _containment(scene)
         scene.cache["containment"] = table
     assert isinstance(table, Containment)
     return table
 
 
 def _containment(scene: Scene) -> Containment:
+    """Vectorised over all objects, and over all edges of all polygon containers at once."""
     objects = scene.objects
     containers = [o for o in objects if o.is_container]
     xs = np.array([o.x for o in objects], dtype=float)
@@ -310,14 +317,17 @@ def _containment(scene: Scene) -> Containment:
     if polys and objects:
         segments = [edge_array(containers[j]) for j in polys]
         starts = np.cumsum([0] + [len(e) for e in segments[:-1]])
-        dist = np.minimum.reduceat(segment_distances(xs, ys, np.vstack(segments)), starts,
-                                   axis=1)
-        clearance[:, polys] = dist
+        edges_all = np.vstack(segments)
+        clearance[:, polys] = np.minimum.reduceat(segment_distances(xs, ys, edges_all), starts,
+                                                  axis=1)
+        crossings = np.add.reduceat(_ray_crossings(xs, ys, edges_all), starts, axis=1)
+        inside[:, polys] = crossings % 2 == 1
     for j, c in enumerate(containers):
-        inside[:, j] = contains_points(c, xs, ys)
         if is_round(c):
-            clearance[:, j] = np.abs(np.hypot(xs - c.x, ys - c.y) - c.size * c.sx)
-        clearance[:, j] -= reach + c.line_width
+            dist = np.hypot(xs - c.x, ys - c.y)
+            inside[:, j] = dist < c.size * c.sx
+            clearance[:, j] = np.abs(dist - c.size * c.sx)
+    clearance -= reach[:, None] + np.array([c.line_width for c in containers], dtype=float)
     rows = {o.id: i for i, o in enumerate(objects)}
     cols = {c.id: j for j, c in enumerate(containers)}
     for c in containers:

@@ -49,10 +49,9 @@ def apply_all(scene: Scene, interventions: Sequence[Intervention]) -> Scene:
 
 
 def _same_geometry(before: Scene, after: Scene) -> Scene:
-    """Carry the containment table over to a scene whose geometry did not change."""
-    table = before.cache.get("containment")
-    if table is not None:
-        after.cache["containment"] = table.subset(after)
+    """Mark ``after`` (a subset of ``before``'s objects, geometry unchanged) so that its
+    containment table is cut from ``before``'s instead of computed again."""
+    after.cache["geometry_of"] = before
     return after
 
 

@@ -21,9 +21,18 @@ from whatifbench.scenes.model import Scene, SceneError, SceneObject
 class Selector(ABC):
     """A set of objects of a scene, in scene order."""
 
-    @abstractmethod
     def select(self, scene: Scene) -> tuple[SceneObject, ...]:
-        """The selected objects, in drawing order."""
+        """The selected objects, in drawing order (remembered per scene: scenes are
+        immutable, and questions select the same sets many times)."""
+        memo = scene.cache.setdefault("selections", {})
+        found = memo.get(self)
+        if found is None:
+            found = memo[self] = self._select(scene)
+        return found
+
+    @abstractmethod
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
+        """Compute the selection."""
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
@@ -38,7 +47,7 @@ class Selector(ABC):
 class All(Selector):
     """Every object."""
 
-    def select(self, scene: Scene) -> tuple[SceneObject, ...]:
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
         return scene.objects
 
     def to_json(self) -> dict[str, Any]:
@@ -52,7 +61,7 @@ class Ids(Selector):
     ids: tuple[str, ...]
     """The object ids."""
 
-    def select(self, scene: Scene) -> tuple[SceneObject, ...]:
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
         wanted = set(self.ids)
         found = tuple(o for o in scene.objects if o.id in wanted)
         if len(found) != len(wanted):
@@ -85,7 +94,7 @@ class Where(Selector):
                 and (self.color is None or o.color == self.color)
                 and (self.variant is None or o.variant == self.variant)]
 
-    def select(self, scene: Scene) -> tuple[SceneObject, ...]:
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
         found = self._matching(scene)
         if self.within is not None:
             inside = inside_table(scene, found, self.within.select(scene))
@@ -146,7 +155,7 @@ class Ranked(Selector):
         sign = -1.0 if self.descending else 1.0
         return sorted(self.base.select(scene), key=lambda o: (sign * key(o), o.id))
 
-    def select(self, scene: Scene) -> tuple[SceneObject, ...]:
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
         keep = {o.id for o in self._order(scene, KEYS[self.key])[: self.k]}
         return tuple(o for o in scene.objects if o.id in keep)
 
@@ -193,7 +202,7 @@ class MostContents(Selector):
         totals = inside_table(scene, self.contents.select(scene), boxes).sum(axis=0).tolist()
         return sorted(zip(boxes, totals, strict=True), key=lambda pair: (-pair[1], pair[0].id))
 
-    def select(self, scene: Scene) -> tuple[SceneObject, ...]:
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
         keep = {c.id for c, _ in self.counts(scene)[: self.k]}
         return tuple(o for o in scene.objects if o.id in keep)
 
@@ -219,7 +228,7 @@ class Take(Selector):
     k: int
     """How many."""
 
-    def select(self, scene: Scene) -> tuple[SceneObject, ...]:
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
         found = self.base.select(scene)
         if len(found) < self.k:
             raise SceneError(f"cannot take {self.k} objects from a selection of {len(found)}")
@@ -239,7 +248,7 @@ class Union(Selector):
     parts: tuple[Selector, ...]
     """The selectors joined."""
 
-    def select(self, scene: Scene) -> tuple[SceneObject, ...]:
+    def _select(self, scene: Scene) -> tuple[SceneObject, ...]:
         keep = {o.id for part in self.parts for o in part.select(scene)}
         return tuple(o for o in scene.objects if o.id in keep)
 

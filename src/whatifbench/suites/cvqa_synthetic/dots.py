@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 import random
 
-import numpy as np
-
 from whatifbench.scenes.filters import POSITION_TIE
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import RELEASE_COLORS
@@ -67,21 +65,19 @@ def counts(template: int, radii: list[int], rng: random.Random) -> list[int] | N
     return None
 
 
-def _dots(nprng: np.random.Generator, x: int, y: int, r: int, n: int) -> list[tuple[int, int]]:
+def _dots(rng: random.Random, x: int, y: int, r: int, n: int) -> list[tuple[int, int]]:
     """``n`` dot centres inside the circle, apart from each other (fewer if it is too full)."""
     reach = r - LINE - DOT_MARGIN - DOT_RADIUS
-    k = 12 * n + 24
-    angle = nprng.random(k) * (2 * np.pi)
-    dist = np.sqrt(nprng.random(k)) * reach
-    xs = np.rint(x + dist * np.cos(angle)).astype(np.int64).tolist()
-    ys = np.rint(y + dist * np.sin(angle)).astype(np.int64).tolist()
     limit = (2 * DOT_RADIUS + DOT_GAP) ** 2
     mine: list[tuple[int, int]] = []
-    for cx, cy in zip(xs, ys, strict=True):
+    for _ in range(12 * n + 24):
         if len(mine) == n:
             break
-        if (cx - x) ** 2 + (cy - y) ** 2 > reach * reach:
-            continue  # rounding pushed it out
+        dx = round((2 * rng.random() - 1) * reach)
+        dy = round((2 * rng.random() - 1) * reach)
+        if dx * dx + dy * dy > reach * reach:
+            continue
+        cx, cy = x + dx, y + dy
         for px, py in mine:
             if (cx - px) ** 2 + (cy - py) ** 2 < limit:
                 break
@@ -119,7 +115,6 @@ def top_right_ok(circles: list[tuple[int, int, int]]) -> bool:
 
 def dot_scene(template: int, rng: random.Random) -> Scene:
     """A dot scene for template 4–6."""
-    nprng = np.random.default_rng(rng.getrandbits(64))
     while True:
         circles = _circles(rng)
         if template == 5 and not top_right_ok(circles):
@@ -129,7 +124,7 @@ def dot_scene(template: int, rng: random.Random) -> Scene:
             continue
         dots: list[tuple[int, int]] = []
         for (x, y, r), n in zip(circles, want, strict=True):
-            placed = _dots(nprng, x, y, r, n)
+            placed = _dots(rng, x, y, r, n)
             if len(placed) < n:
                 break
             dots += placed

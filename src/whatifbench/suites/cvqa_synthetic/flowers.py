@@ -28,8 +28,11 @@ EDGE_GAP = 3
 both sides of the edge)."""
 EDGE_CLEARANCE = max(FLOWER_SIZES) + LINE + EDGE_GAP
 """Least distance from a flower's centre to a polygon edge."""
-SAFETY = 2
-"""Extra pixels of the coarse edge band (raster rounding)."""
+RASTER = 2
+"""Downscaling of the coarse map used to pick candidate positions."""
+SAFETY = RASTER
+"""Extra pixels of the coarse edge band (raster rounding; placed flowers are then checked
+exactly)."""
 FLOWER_GAP = 3
 """Least gap between two flowers, in pixels."""
 POLYGON_RADII = (150.0, 195.0)
@@ -84,20 +87,21 @@ def _polygons(rng: random.Random) -> tuple[SceneObject, SceneObject]:
 
 
 def _raster(p1: SceneObject, p2: SceneObject) -> np.ndarray:
-    """Half-resolution map: bit 0 inside ``p1``, bit 1 inside ``p2``, bit 2 near an edge."""
-    size = (CANVAS // 2, CANVAS // 2)
+    """Coarse map (``1 / RASTER`` resolution): bit 0 inside ``p1``, bit 1 inside ``p2``, bit 2
+    within ``EDGE_CLEARANCE + SAFETY`` pixels of an edge."""
+    size = (CANVAS // RASTER, CANVAS // RASTER)
     near = Image.new("L", size, 0)
     band = ImageDraw.Draw(near)
-    half = (EDGE_CLEARANCE + SAFETY) / 2
+    reach = (EDGE_CLEARANCE + SAFETY) / RASTER
     layers = []
     for value, poly in ((1, p1), (2, p2)):
-        pts = [(x / 2, y / 2) for x, y in outline(poly)]
+        pts = [(x / RASTER, y / RASTER) for x, y in outline(poly)]
         layer = Image.new("L", size, 0)
         ImageDraw.Draw(layer).polygon(pts, fill=value)
         layers.append(layer)
-        band.line([*pts, pts[0]], fill=4, width=EDGE_CLEARANCE + SAFETY + 1)
+        band.line([*pts, pts[0]], fill=4, width=round(2 * reach) + 1)
         for x, y in pts:  # round joints
-            band.ellipse((x - half, y - half, x + half, y + half), fill=4)
+            band.ellipse((x - reach, y - reach, x + reach, y + reach), fill=4)
     # The three layers hold distinct bits, so adding them is a bitwise or.
     both = ImageChops.add_modulo(layers[0], layers[1])
     return np.asarray(ImageChops.add_modulo(both, near))
@@ -115,7 +119,7 @@ def _place(nprng: np.random.Generator, p1: SceneObject, p2: SceneObject, asked: 
     xs = (border + u[0] * (CANVAS - 2 * border)).astype(np.int64)
     ys = (border + u[1] * (CANVAS - 2 * border)).astype(np.int64)
     sizes = np.asarray(FLOWER_SIZES)[(u[2] * len(FLOWER_SIZES)).astype(np.int64)]
-    value = _raster(p1, p2)[ys >> 1, xs >> 1]
+    value = _raster(p1, p2)[ys // RASTER, xs // RASTER]
     label = {"AB": 3, "0": 0, "A": 1 if asked == 0 else 2, "B": 2 if asked == 0 else 1}
     pools = {region: np.flatnonzero(value == label[region]) for region in REGIONS}
     if any(len(pools[r]) < 2 * want[r] for r in REGIONS):
