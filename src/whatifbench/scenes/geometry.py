@@ -40,7 +40,6 @@ def outline(obj: SceneObject) -> tuple[Point, ...]:
     return tuple(transform(obj, unit))
 
 
-@lru_cache(maxsize=8192)
 def footprint(obj: SceneObject) -> float:
     """Radius of a circle around the centre that holds everything drawn for the object."""
     if obj.shape == "polygon":

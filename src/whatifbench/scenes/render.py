@@ -143,9 +143,8 @@ def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _P
 
 def _paste_flower(img: Image.Image, obj: SceneObject, pal: _Palette) -> None:
     cx, cy = round(obj.x), round(obj.y)
-    key = (obj.variant or DEFAULT_FLOWER, round(obj.size * 2) / 2, round(obj.angle) % 360,
-           round(obj.sx, 3), round(obj.sy, 3))
-    half, masks = _flower_masks(*key)
+    half, masks = _flower_masks(obj.variant or DEFAULT_FLOWER, obj.size, obj.angle % 360,
+                                obj.sx, obj.sy)
     for role, mask in masks:
         name = obj.color if role == "petal" else (obj.accent if role == "centre" and obj.accent
                                                   else ROLE_COLORS[role])
@@ -155,7 +154,7 @@ def _paste_flower(img: Image.Image, obj: SceneObject, pal: _Palette) -> None:
 
 
 @lru_cache(maxsize=4096)
-def _flower_masks(kind: str, size: float, angle: int, sx: float,
+def _flower_masks(kind: str, size: float, angle: float, sx: float,
                   sy: float) -> tuple[int, tuple[tuple[str, Image.Image], ...]]:
     """Masks of a flower's colour roles, centred in a square of side ``2 * half + 1``."""
     probe = SceneObject("sprite", "flower", "red", 0.0, 0.0, size, angle, sx, sy, variant=kind)
