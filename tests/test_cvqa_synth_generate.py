@@ -157,3 +157,32 @@ def test_cli_generate_and_bad_parameters(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["generate", "cvqa-synthetic", "--out", str(bad), "--per-template", "0"]) == 2
     assert "--per-template must be at least 1" in capsys.readouterr().err
     assert not bad.exists()
+
+
+def test_release_like_options_favour_the_second_smallest_value(suite: Path) -> None:
+    card = json.loads((suite / "card.json").read_text())
+    ranks = card["extra"]["balance"]["value_rank_share_percent"]["original"]
+    assert ranks["1"] > 30  # the release's text-only shortcut, reproduced and reported
+
+
+def test_balanced_values_remove_the_rank_shortcut(tmp_path: Path) -> None:
+    card = CvqaSyntheticGenerator.generate(tmp_path / "b", per_template=40, seed=2, workers=1,
+                                           balanced_values=True)
+    ranks = card.extra["balance"]["value_rank_share_percent"]["original"]
+    assert all(15 <= share <= 35 for share in ranks.values()), ranks
+    assert card.generator["params"]["balanced_values"] is True
+    for item in load_dataset(tmp_path / "b").items:
+        values = [int(c) for c in item.choices]
+        assert all(-5 <= v - int(item.target) <= 6 for v in values)
+
+
+def test_intervened_scenes_are_rendered_on_request(tmp_path: Path) -> None:
+    CvqaSyntheticGenerator.generate(tmp_path / "i", per_template=1, seed=0, workers=1,
+                                    intervened=True)
+    data = load_dataset(tmp_path / "i")
+    for orig, cf in data.pairs().values():
+        path = cf.provenance["intervened_image"]
+        assert path == f"images/intervened/{orig.meta['image']}"
+        assert (tmp_path / "i" / path).read_bytes() != (tmp_path / "i" / orig.images[0]
+                                                        ).read_bytes()
+        assert "intervened_image" not in orig.provenance

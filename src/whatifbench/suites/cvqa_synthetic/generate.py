@@ -27,7 +27,8 @@ from whatifbench.suites.cvqa_synthetic.templates import TEMPLATES
 ROLES = ("original", "counterfactual")
 
 
-def plan(per_template: int, seed: int, intervened: bool = False) -> list[Job]:
+def plan(per_template: int, seed: int, intervened: bool = False,
+         balanced_values: bool = False) -> list[Job]:
     """Every image to make, numbered as the release (template k after templates 1 … k−1).
 
     The correct letters are dealt here, balanced per template and role, so that they do not
@@ -40,7 +41,7 @@ def plan(per_template: int, seed: int, intervened: bool = False) -> list[Job]:
         for index in range(per_template):
             number = (template - 1) * per_template + index + 1
             jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
-                            intervened))
+                            intervened, balanced_values))
     return jobs
 
 
@@ -73,14 +74,17 @@ def run_jobs(jobs: Sequence[Job], images: Path, workers: int) -> Iterator[tuple[
 
 
 def balance(items: Sequence[Item]) -> dict[str, Any]:
-    """Letter shares per role (percent), answer ranges per template and role, N ranges."""
+    """Letter shares and shares of the correct value's rank among the options (0: smallest)
+    per role (percent), answer ranges per template and role, N ranges."""
     letters: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
+    ranks: dict[str, Counter[int]] = {role: Counter() for role in ROLES}
     ranges: dict[str, dict[str, list[int]]] = {}
     removed: dict[str, list[int]] = {}
     for item in items:
         role, group = item.role or "", item.group or ""
         letters[role][LETTERS[item.target_index]] += 1
         value = int(item.target)
+        ranks[role][sorted(int(c) for c in item.choices).index(value)] += 1
         low_high = ranges.setdefault(group, {}).setdefault(role, [value, value])
         low_high[0], low_high[1] = min(low_high[0], value), max(low_high[1], value)
         n = item.provenance.get("params", {}).get("n")
@@ -89,7 +93,10 @@ def balance(items: Sequence[Item]) -> dict[str, Any]:
             span[0], span[1] = min(span[0], n), max(span[1], n)
     shares = {role: {letter: round(100 * counts[letter] / max(1, sum(counts.values())), 2)
                      for letter in LETTERS} for role, counts in letters.items()}
-    return {"letter_share_percent": shares, "answer_ranges": dict(sorted(ranges.items())),
+    rank_shares = {role: {str(r): round(100 * counts[r] / max(1, sum(counts.values())), 2)
+                          for r in range(4)} for role, counts in ranks.items()}
+    return {"letter_share_percent": shares, "value_rank_share_percent": rank_shares,
+            "answer_ranges": dict(sorted(ranges.items())),
             "n_ranges": dict(sorted(removed.items()))}
 
 
@@ -102,24 +109,25 @@ class CvqaSyntheticGenerator:
     @staticmethod
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
-                 intervened: bool = False) -> Card:
+                 intervened: bool = False, balanced_values: bool = False) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
         ``workers`` (default: the available CPUs) changes only the speed, never the output;
-        ``intervened`` also renders each counterfactual scene (``images/intervened/``).
+        ``intervened`` also renders each counterfactual scene (``images/intervened/``);
+        ``balanced_values`` removes the release's value-rank shortcut (see ``make_options``).
         """
         if per_template < 1:
             raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
         if workers is not None and workers < 1:
             raise WhatifError(f"--workers must be at least 1, got {workers}.")
-        jobs = plan(per_template, seed, intervened)
+        jobs = plan(per_template, seed, intervened, balanced_values)
         with DatasetWriter(out, overwrite) as writer:
             items: list[Item] = []
             for pair in run_jobs(jobs, writer.images, workers or default_workers()):
                 items += pair
             writer.add_items(items)
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
-                      "intervened_images": intervened}
+                      "intervened_images": intervened, "balanced_values": balanced_values}
             card = writer.finish(
                 name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
@@ -128,7 +136,8 @@ class CvqaSyntheticGenerator:
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--per-template``, ``--seed``, ``--workers``, ``--intervened-images``."""
+        """``--per-template``, ``--seed``, ``--workers``, ``--intervened-images``,
+        ``--balanced-values``."""
         parser.add_argument("--per-template", type=int, default=500, metavar="N",
                             help="images per template (default 500, as the release)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -136,11 +145,15 @@ class CvqaSyntheticGenerator:
                             help="processes (default: all CPUs; the output does not change)")
         parser.add_argument("--intervened-images", action="store_true",
                             help="also render each counterfactual scene (images/intervened/)")
+        parser.add_argument("--balanced-values", action="store_true",
+                            help="draw distractors so that the correct value is not most often "
+                            "the second smallest option (the release's text-only shortcut)")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         """Generate from parsed command-line arguments."""
         CvqaSyntheticGenerator.generate(
             args.out, per_template=args.per_template, seed=args.seed, overwrite=args.overwrite,
-            workers=args.workers, intervened=args.intervened_images)
+            workers=args.workers, intervened=args.intervened_images,
+            balanced_values=args.balanced_values)
         return 0

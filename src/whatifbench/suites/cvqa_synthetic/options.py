@@ -14,11 +14,24 @@ OPTIONS_RE = re.compile(r" Select the correct answer:A:(\S+)  B:(\S+)  C:(\S+)  
 """The options suffix of a release question (two spaces between options)."""
 
 
-def make_options(value: int, letter: int, rng: random.Random) -> tuple[int, ...]:
-    """Four distinct non-negative options with ``value`` at position ``letter`` (0–3)."""
+def make_options(value: int, letter: int, rng: random.Random,
+                 balanced_values: bool = False) -> tuple[int, ...]:
+    """Four distinct non-negative options with ``value`` at position ``letter`` (0–3).
+
+    As in the release, the three distractors are drawn from ``value - 5 … value + 6``, which
+    makes the correct value most often the second smallest option (a text-only shortcut).
+    ``balanced_values`` first draws how many distractors lie below the value (uniformly among
+    what is possible), so that the value's rank among the options carries no information.
+    """
     low, high = DISTRACTOR_SPAN
-    pool = [v for v in range(value + low, value + high + 1) if v >= 0 and v != value]
-    distractors = rng.sample(pool, 3)
+    below = [v for v in range(value + low, value) if v >= 0]
+    above = list(range(value + 1, value + high + 1))
+    if balanced_values:
+        under = rng.choice([r for r in range(4) if r <= len(below)])
+        distractors = rng.sample(below, under) + rng.sample(above, 3 - under)
+        rng.shuffle(distractors)
+    else:
+        distractors = rng.sample(below + above, 3)
     return (*distractors[:letter], value, *distractors[letter:])
 
 

@@ -54,6 +54,8 @@ class Job:
     """Correct option positions (0–3) of the original and counterfactual question."""
     intervened: bool = False
     """Also render the intervened scene (``images/intervened/<name>``)."""
+    balanced_values: bool = False
+    """Draw distractors so that the correct value's rank among the options is uniform."""
 
     @property
     def name(self) -> str:
@@ -149,7 +151,7 @@ def build(job: Job, images: Path) -> tuple[Item, Item]:
              ("counterfactual", inst.counterfactual, inst.cf_program, cf_extra))
     for (role, text, program, extra), value, letter, why in zip(
             roles, s.answers, job.letters, explanations, strict=True):
-        options = make_options(value, letter, rng)
+        options = make_options(value, letter, rng, job.balanced_values)
         items.append(Item(
             id=f"{stem}:{role}", images=(f"images/{job.name}",),
             question=text + options_text(options), kind="choice", target=str(value),
