@@ -278,6 +278,12 @@ class Containment:
     clearance: np.ndarray
     """``(objects, containers)``: pixels between the object's footprint and the container's
     line, the line counted with its full width on both sides (negative: they touch)."""
+    xs: np.ndarray
+    """Object centres, horizontal (row order)."""
+    ys: np.ndarray
+    """Object centres, vertical (row order)."""
+    reach: np.ndarray
+    """Object footprints (row order)."""
 
     def subset(self, scene: Scene) -> Containment:
         """The table of ``scene``, whose objects are a subset of this table's objects with
@@ -289,7 +295,8 @@ class Containment:
         return Containment({o.id: i for i, o in enumerate(scene.objects)},
                            {c: j for j, c in enumerate(names)},
                            self.inside.take(keep, axis=0).take(cols, axis=1),
-                           self.clearance.take(keep, axis=0).take(cols, axis=1))
+                           self.clearance.take(keep, axis=0).take(cols, axis=1),
+                           self.xs.take(keep), self.ys.take(keep), self.reach.take(keep))
 
 
 def containment(scene: Scene) -> Containment:
@@ -331,7 +338,7 @@ def _containment(scene: Scene) -> Containment:
     cols = {c.id: j for j, c in enumerate(containers)}
     for c in containers:
         inside[rows[c.id], cols[c.id]] = False
-    return Containment(rows, cols, inside, clearance)
+    return Containment(rows, cols, inside, clearance, xs, ys, reach)
 
 
 def inside_table(scene: Scene, objects: Sequence[SceneObject],

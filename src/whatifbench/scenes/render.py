@@ -122,10 +122,13 @@ def _tints(scene: Scene, tinted: list[SceneObject], pal: _Palette,
 
 
 def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _Palette) -> None:
-    color = pal.index(rgb(obj.color))
     if obj.shape == "flower":
         _paste_flower(img, obj, pal)
-    elif is_round(obj):
+        if obj.label:
+            _label(draw, obj, pal)
+        return
+    color = pal.index(rgb(obj.color))
+    if is_round(obj):
         r = obj.size * obj.sx
         box = (obj.x - r, obj.y - r, obj.x + r, obj.y + r)
         if obj.style == "solid":
@@ -137,20 +140,24 @@ def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _P
     else:
         draw.polygon(_flat(outline(obj)), outline=color, width=obj.line_width)
     if obj.label:
-        ink = pal.index(rgb("white" if obj.color == "black" and obj.style == "solid" else "black"))
-        draw.text((obj.x, obj.y), obj.label, fill=ink, anchor="mm", font=_font())
+        _label(draw, obj, pal)
+
+
+def _label(draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _Palette) -> None:
+    ink = pal.index(rgb("white" if obj.color == "black" and obj.style == "solid" else "black"))
+    draw.text((obj.x, obj.y), obj.label, fill=ink, anchor="mm", font=_font())
 
 
 def _paste_flower(img: Image.Image, obj: SceneObject, pal: _Palette) -> None:
     cx, cy = round(obj.x), round(obj.y)
     half, masks = _flower_masks(obj.variant or DEFAULT_FLOWER, obj.size, obj.angle % 360,
                                 obj.sx, obj.sy)
+    box = (cx - half, cy - half, cx + half + 1, cy + half + 1)
+    core = img.im  # Image.paste's checks cost more than the paste itself for small sprites
     for role, mask in masks:
         name = obj.color if role == "petal" else (obj.accent if role == "centre" and obj.accent
                                                   else ROLE_COLORS[role])
-        # Image.paste's checks cost more than the paste itself for these small sprites.
-        img.im.paste(pal.index(rgb(name)), (cx - half, cy - half, cx + half + 1, cy + half + 1),
-                     mask.im)
+        core.paste(pal.index(rgb(name)), box, mask.im)
 
 
 @lru_cache(maxsize=4096)

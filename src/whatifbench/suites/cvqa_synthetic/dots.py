@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import random
 
 from whatifbench.scenes.filters import POSITION_TIE
@@ -24,13 +23,19 @@ DOT_COLORS = ("black", "red", "blue", "green", "purple", "orange")
 
 
 def _circles(rng: random.Random) -> list[tuple[int, int, int]]:
+    """Six circles (centre and radius in whole pixels) inside the canvas, apart."""
+    low, high = CIRCLE_RADII
     while True:
         placed: list[tuple[int, int, int]] = []
         for _ in range(200):
-            r = rng.randint(*CIRCLE_RADII)
-            x = rng.randint(r + 4, CANVAS - r - 5)
-            y = rng.randint(r + 4, CANVAS - r - 5)
-            if all(math.hypot(x - px, y - py) >= r + pr + CIRCLE_GAP for px, py, pr in placed):
+            r = low + int(rng.random() * (high - low + 1))
+            span = CANVAS - 2 * r - 8
+            x = r + 4 + int(rng.random() * span)
+            y = r + 4 + int(rng.random() * span)
+            for px, py, pr in placed:
+                if (x - px) ** 2 + (y - py) ** 2 < (r + pr + CIRCLE_GAP) ** 2:
+                    break
+            else:
                 placed.append((x, y, r))
                 if len(placed) == CIRCLES:
                     return placed

@@ -14,7 +14,7 @@ import random
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
-from whatifbench.scenes.geometry import distances_to_segments, edge_array, outline
+from whatifbench.scenes.geometry import outline
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import RELEASE_COLORS
 from whatifbench.scenes.shapes import FLOWER_KINDS
@@ -111,8 +111,9 @@ def _place(nprng: np.random.Generator, p1: SceneObject, p2: SceneObject, asked: 
            want: dict[str, int]) -> list[tuple[int, int, int]] | None:
     """Flower centres and radii meeting the quotas, or ``None`` when the regions are too small.
 
-    Candidates are looked up in a coarse raster (region and a safety band around the edges);
-    the placed flowers are then checked exactly against the polygon edges.
+    Candidates are looked up in a coarse raster (region, and a band around the edges that is
+    wider than any flower needs); flowers are then accepted greedily when clear of the others.
+    The exact check against the edges is the engine's ``scene_problems`` on the finished scene.
     """
     border = max(FLOWER_SIZES) + 2
     u = nprng.random((3, CANDIDATES))
@@ -125,32 +126,38 @@ def _place(nprng: np.random.Generator, p1: SceneObject, p2: SceneObject, asked: 
     if any(len(pools[r]) < 2 * want[r] for r in REGIONS):
         return None  # a region is too small: do not try
     placed: list[tuple[int, int, int]] = []
-    gap = FLOWER_GAP
     for region in REGIONS:
         need = want[region]
-        mine: list[tuple[int, int, int]] = []
-        if need:
-            pool = pools[region][: need * 12]
-            for x, y, size in zip(xs[pool].tolist(), ys[pool].tolist(), sizes[pool].tolist(),
-                                  strict=True):
-                for px, py, ps in mine:
-                    reach = size + ps + gap
-                    if (x - px) ** 2 + (y - py) ** 2 < reach * reach:
-                        break
-                else:
-                    mine.append((x, y, size))
-                    if len(mine) == need:
-                        break
-        if len(mine) < need:
+        if not need:
+            continue
+        pool = pools[region]
+        mine = _pack(xs[pool].tolist(), ys[pool].tolist(), sizes[pool].tolist(), need)
+        for _ in range(2):  # packing is random: a dense region may need another order
+            if mine is not None:
+                break
+            order = nprng.permutation(len(pool))
+            mine = _pack(xs[pool][order].tolist(), ys[pool][order].tolist(),
+                         sizes[pool][order].tolist(), need)
+        if mine is None:
             return None
         placed += mine
-    if not placed:
-        return placed
-    fx = np.array([p[0] for p in placed], dtype=float)
-    fy = np.array([p[1] for p in placed], dtype=float)
-    dist = distances_to_segments(fx, fy, np.vstack([edge_array(p1), edge_array(p2)]))
-    reach = np.array([p[2] for p in placed]) + LINE + EDGE_GAP
-    return placed if bool(np.all(dist >= reach)) else None
+    return placed
+
+
+def _pack(xs: list[int], ys: list[int], sizes: list[int],
+          need: int) -> list[tuple[int, int, int]] | None:
+    """The first ``need`` candidates (in order) that keep ``FLOWER_GAP`` from each other."""
+    mine: list[tuple[int, int, int]] = []
+    for x, y, size in zip(xs, ys, sizes, strict=True):
+        for px, py, ps in mine:
+            reach = size + ps + FLOWER_GAP
+            if (x - px) ** 2 + (y - py) ** 2 < reach * reach:
+                break
+        else:
+            mine.append((x, y, size))
+            if len(mine) == need:
+                return mine
+    return None
 
 
 def flower_scene(template: int, rng: random.Random) -> tuple[Scene, str, str]:
