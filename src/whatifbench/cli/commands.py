@@ -10,6 +10,7 @@ from typing import Any
 
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
@@ -65,6 +66,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress)
     out = Path(args.out) if args.out else Path("whatif-out") / time.strftime("run-%Y%m%d-%H%M%S")
+    check_writable(out)
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
@@ -86,6 +88,22 @@ def run_command(args: argparse.Namespace) -> int:
         _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
              "to retry them.")
     return 0
+
+
+def check_writable(out: Path) -> None:
+    """Fail before any work when the output folder cannot be created or written."""
+    if out.exists() and not out.is_dir():
+        raise WhatifError(f"The output path {out} is a file; pass a folder to --out.")
+    ensure_dir(out)
+    probe = out / ".whatif-write-test"
+    try:
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise WhatifError(
+            f"Cannot write into the output folder {out} ({exc.strerror or exc}); choose a "
+            "folder you can write to."
+        ) from None
 
 
 # -- generate / import / build ---------------------------------------------------------------
