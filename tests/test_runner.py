@@ -168,3 +168,25 @@ def test_api_run_all_and_outputs(tmp_path: Path) -> None:
     lines = paths["samples.jsonl"].read_text().splitlines()
     assert len(lines) == 24 and {"question", "response", "prediction", "correct"} <= set(
         json.loads(lines[0]))
+
+
+def test_image_labels_interleave_or_composite(tmp_path: Path) -> None:
+    from whatifbench.core.dataset import DatasetWriter
+    from whatifbench.core.item import Item
+    from util import png
+
+    with DatasetWriter(tmp_path / "ds") as w:
+        rels = [w.add_image(f"{k}.png", png((k * 60, 0, 0), size=40)) for k in range(3)]
+        w.add_item(Item("x", tuple(rels), "Which image is the effect?", "choice", "B",
+                        ("A", "B"), meta={"image_labels": ["Cause", "A", "B"]}))
+        w.finish(name="m", suite="cvqa-synthetic", version="t", generator={}, seed=None)
+    ds = load_dataset(tmp_path / "ds")
+    multi = RequestBuilder(CvqaSyntheticSuite(), Protocol().resolved("generate"), ds)
+    parts = multi.build(ds.items[0]).turns[-1].parts
+    assert [p.text for p in parts[:2]] == ["Cause:", None] and parts[1].image
+    assert len(multi.build(ds.items[0]).images) == 3
+    comp = RequestBuilder(CvqaSyntheticSuite(),
+                          Protocol(image_layout="composite").resolved("generate"), ds)
+    req = comp.build(ds.items[0])
+    assert len(req.images) == 1 and Path(req.images[0]).is_file()
+    assert comp.build(ds.items[0]).images == req.images  # cached, deterministic

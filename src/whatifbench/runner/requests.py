@@ -94,10 +94,16 @@ class RequestBuilder:
         self.demos = demos or {}
 
     def _images(self, item: Item) -> list[Part]:
+        """Image parts; items with ``meta["image_labels"]`` get each label before its image
+        (``multi``) or drawn on its tile (``composite``)."""
         paths = [str(self.dataset.image_path(rel)) for rel in item.images]
+        labels = item.meta.get("image_labels")
         if self.protocol.image_layout == "composite" and len(paths) > 1:
-            labels = item.meta.get("image_labels") or [f"Image {i + 1}" for i in range(len(paths))]
-            paths = [composite_file(paths, labels)]
+            tiles = labels or [f"Image {i + 1}" for i in range(len(paths))]
+            return [Part(image=composite_file(paths, tiles))]
+        if labels and len(labels) == len(paths):
+            return [part for label, path in zip(labels, paths, strict=True)
+                    for part in (Part(text=f"{label}:"), Part(image=path))]
         return [Part(image=p) for p in paths]
 
     def _user(self, item: Item, text: str) -> Turn:
