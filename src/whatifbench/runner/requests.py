@@ -38,7 +38,7 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
         for t in request.turns
     ]
     payload = {
-        "backend": backend.describe(),
+        "backend": backend.cache_identity(),
         "mode": mode,
         "item": request.item_id,
         "turns": turns,
