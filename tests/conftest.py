@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from fake_openai_server import fake_openai  # noqa: F401  (fixture: a local OpenAI-style server)
 from tiny_models import (  # noqa: F401  (session fixtures: tiny real-architecture models)
     tiny_idefics3,

@@ -36,7 +36,12 @@ an answer) and ``timeout`` (the answer comes after ``hang`` seconds); ``rules`` 
 ``models`` names served (any name is accepted unless ``strict_models``); ``api_key`` when set,
 requests without ``Authorization: Bearer <api_key>`` get 401; ``echo_auth_in_errors`` puts the
 request's Authorization header into error bodies (to test that clients redact it);
-``prompt_logprobs`` false makes the server ignore that parameter, like servers that cannot rank.
+``prompt_logprobs`` false makes the server ignore that parameter, like servers that cannot rank;
+``reject_params`` lists body fields answered with HTTP 400 "Unrecognized request argument"
+(as OpenAI does for vLLM's extensions).
+
+Each POST is logged (``FakeOpenAIServer.requests()``) with its number, path, fault, model,
+whether it was authorised, a hash of its body (a retry has the same hash) and its arrival time.
 """
 
 from __future__ import annotations
@@ -55,14 +60,14 @@ import zlib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
 DEFAULTS: dict[str, Any] = {
     "latency": 0.0, "schedule": {}, "cycle": [], "retry_after": 1, "hang": 30.0, "rules": [],
     "models": ["fake-vlm"], "strict_models": False, "api_key": None,
-    "echo_auth_in_errors": False, "prompt_logprobs": True,
+    "echo_auth_in_errors": False, "prompt_logprobs": True, "reject_params": [],
 }
 
 
@@ -183,14 +188,16 @@ class Handler(BaseHTTPRequestHandler):
     """One request: faults first, then the endpoint."""
 
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # answers are not held back waiting for TCP acknowledgements
     server: Any
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet)
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     @property
     def state(self) -> State:
-        return self.server.state  # type: ignore[no-any-return]
+        state: State = self.server.state
+        return state
 
     def _send(self, status: int, body: bytes, kind: str = "application/json",
               headers: dict[str, str] | None = None) -> None:
@@ -210,7 +217,7 @@ class Handler(BaseHTTPRequestHandler):
             message += f" (received Authorization: {self.headers.get('Authorization')})"
         self._json(status, {"error": {"message": message, "code": status}}, headers)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path.rstrip("/") == "/v1/models":
             self._json(200, {"object": "list", "data": [
                 {"id": m, "object": "model"} for m in self.state.config["models"]]})
@@ -219,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._error(404, f"no route {self.path}")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         number = self.state.next_number()
@@ -233,7 +240,8 @@ class Handler(BaseHTTPRequestHandler):
             body = None
         self.state.record({"n": number, "path": self.path, "fault": fault,
                            "model": body.get("model") if isinstance(body, dict) else None,
-                           "authorised": authorised, "time": time.time()})
+                           "authorised": authorised, "time": time.time(),
+                           "body_sha": hashlib.sha256(raw).hexdigest()[:16]})
         if fault == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -249,6 +257,9 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(401, "invalid api key")
         if not isinstance(body, dict):
             return self._error(400, "the body is not JSON")
+        rejected = [p for p in config["reject_params"] if p in body]
+        if rejected:
+            return self._error(400, f"Unrecognized request argument supplied: {rejected[0]}")
         if config["strict_models"] and body.get("model") not in config["models"]:
             return self._error(404, f"model {body.get('model')!r} does not exist")
         route = {"/v1/chat/completions": self._chat, "/v1/completions": self._completions,
@@ -324,6 +335,7 @@ class QuietServer(ThreadingHTTPServer):
     """Threads per connection; clients that went away (timeouts, drops) are not reported."""
 
     daemon_threads = True
+    request_queue_size = 256  # the default of 5 drops simultaneous connects (1 s SYN retry)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], (ConnectionError, OSError)):
@@ -376,7 +388,7 @@ class FakeOpenAIServer:
         if self.process.stdout is not None:
             self.process.stdout.close()
 
-    def __enter__(self) -> FakeOpenAIServer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -33,7 +33,7 @@ def make_photo_dataset(out: Path, n_pairs: int = 4, seed: int = 0) -> Path:
             rel = writer.add_image(f"{k:03d}_{name}.png", photo_png(name))
             for role, premise in (("original", ""), ("counterfactual",
                                                      "If one object were removed, ")):
-                values = rng.sample(range(0, 12), 4)
+                values = rng.sample(range(12), 4)
                 target = values[rng.randrange(4)]
                 options = " ".join(f"{'ABCD'[i]}: {v}" for i, v in enumerate(values))
                 writer.add_item(Item(

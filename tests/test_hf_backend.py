@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from photos import make_photo_dataset
+
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
@@ -50,10 +50,10 @@ def test_batched_greedy_generation_equals_unbatched(tiny_models: Any, photos: Pa
     assert sorted(one) == sorted(four) == list(range(len(requests)))
     lengths = {one[i].meta["prompt_tokens"] for i in one}
     assert len(lengths) > 1, "prompts of one length would not exercise left padding"
-    for i in one:
-        assert one[i].text == four[i].text
-        assert one[i].meta == four[i].meta
-        assert one[i].meta["new_tokens"] >= 1
+    for i, response in one.items():
+        assert response.text == four[i].text
+        assert response.meta == four[i].meta
+        assert response.meta["new_tokens"] >= 1
 
 
 @pytest.mark.parametrize("arch", ARCHS)

@@ -164,8 +164,7 @@ def build_idefics3(out: Path, seed: int = 0) -> Path:
         text_config=LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id,
                                 eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                                 **TEXT_SIZE),
-        image_token_id=tok.convert_tokens_to_ids("<image>"), scale_factor=scale,
-        pad_token_id=tok.pad_token_id)
+        image_token_id=tok.convert_tokens_to_ids("<image>"), scale_factor=scale)
     _seeded(seed)
     return _save(out, processor, Idefics3ForConditionalGeneration(config))
 
@@ -185,14 +184,15 @@ def build_paligemma(out: Path, seed: int = 0) -> Path:
                           eos="<eos>", image_token="<image>")
     image_size, patch_size = 32, 8
     image_processor = SiglipImageProcessor(size={"height": image_size, "width": image_size})
-    image_processor.image_seq_length = (image_size // patch_size) ** 2
+    # PaliGemma's processor reads the number of image tokens from its image processor.
+    image_processor.image_seq_length = (  # type: ignore[attr-defined]
+        image_size // patch_size) ** 2
     processor = PaliGemmaProcessor(image_processor=image_processor, tokenizer=tok)
     text = {**TEXT_SIZE, "num_key_value_heads": 1, "head_dim": 16}
     config = PaliGemmaConfig(
         vision_config=SiglipVisionConfig(hidden_size=32, intermediate_size=64,
                                          num_hidden_layers=2, num_attention_heads=2,
-                                         image_size=image_size, patch_size=patch_size,
-                                         projection_dim=32),
+                                         image_size=image_size, patch_size=patch_size),
         text_config=GemmaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id,
                                 eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                                 **text),

@@ -87,31 +87,35 @@ class OpenAIBackend(Backend):
 
         async def work(client: RetryingClient, request: Request) -> Response:
             first, *rest = ranking_bodies(self.model, request)
-            calls = [client.post(CHAT, first, prompt_tokens)]
-            calls += [client.post(CHAT, body, prompt_logprobs) for body in rest]
-            results = await asyncio.gather(*calls, return_exceptions=True)
-            for result in results:
-                if isinstance(result, RankingUnsupported):
-                    raise self._unsupported(str(result))
-                if isinstance(result, CallFailed) and result.args and "HTTP 400" in str(result) \
-                        and any(p in str(result) for p in RANKING_PARAMS):
-                    raise self._unsupported(str(result))
+            calls = [client.post(CHAT, first, prompt_tokens),
+                     *(client.post(CHAT, body, prompt_logprobs) for body in rest)]
+            answers: list[tuple[Any, int]] = []
+            for result in await asyncio.gather(*calls, return_exceptions=True):
                 if isinstance(result, BaseException):
-                    raise result
-            start = results[0][0]  # type: ignore[index]
-            values = [r[0] for r in results[1:]]  # type: ignore[index]
+                    raise self._ranking_failure(result)
+                answers.append(result)
+            start = int(answers[0][0])
             try:
-                sums, counts = candidate_scores(start, values)
+                sums, counts = candidate_scores(start, [values for values, _ in answers[1:]])
             except MalformedReply as exc:
                 return Response(error=self.redact(f"malformed ranking reply: {exc}"))
             return Response(scores=tuple(sums),
                             mean_scores=tuple(s / n for s, n in zip(sums, counts, strict=True)),
                             meta={"prompt_tokens": start, "candidate_tokens": counts,
-                                  "attempts": sum(r[1] for r in results)})  # type: ignore[index]
+                                  "attempts": sum(n for _, n in answers)})
 
         yield from self._run(requests, work)
 
-    def _unsupported(self, why: str) -> WhatifError:
+    def _ranking_failure(self, exc: BaseException) -> BaseException:
+        """The error to raise for a failed ranking call: servers without vLLM's extensions
+        (no prompt log-probabilities, or a 400 naming one of its parameters) stop the run with
+        one message; other failures are the item's own."""
+        why = str(exc)
+        unsupported = isinstance(exc, RankingUnsupported) or (
+            isinstance(exc, CallFailed) and why.startswith("HTTP 400")
+            and any(p in why for p in RANKING_PARAMS))
+        if not unsupported:
+            return exc
         return WhatifError(
             f"The server at {sanitize_url(self.options.base_url)} does not return prompt "
             f"log-probabilities ({self.redact(why)[:200]}), so {self.spec} can only generate text "

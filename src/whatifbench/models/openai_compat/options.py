@@ -95,7 +95,7 @@ class Redactor:
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, "***")
-        text = re.sub(r"(?i)(bearer\s+)[^\s\"',;]+", r"\1***", text)
+        text = re.sub(r"(?i)(bearer\s+)[^\s\"',;)\]}]+", r"\1***", text)
         text = re.sub(r"(?i)(api[-_]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&]+", r"\1***", text)
         return re.sub(r"(https?://)[^/\s@]+@", r"\1", text)
 

@@ -41,7 +41,7 @@ def _content(turn: Turn) -> list[dict[str, Any]]:
 def chat_messages(request: Request, answer_prefix: bool = True) -> list[dict[str, Any]]:
     """The conversation in OpenAI's format. A server cannot be made to start its reply with the
     answer prefix, so (as in the CELLO release) the prefix ends the final user message."""
-    messages = []
+    messages: list[dict[str, Any]] = []
     for k, turn in enumerate(request.turns):
         content = _content(turn)
         if answer_prefix and request.answer_prefix and k == len(request.turns) - 1:
@@ -55,8 +55,10 @@ def chat_messages(request: Request, answer_prefix: bool = True) -> list[dict[str
 
 def generation_body(model: str, request: Request, options: OpenAIOptions) -> dict[str, Any]:
     """Body of a generation call."""
-    return {"model": model, "messages": chat_messages(request),
-            "temperature": options.temperature, options.max_tokens_param: request.max_new_tokens}
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(request),
+                            "temperature": options.temperature}
+    body[options.max_tokens_param] = request.max_new_tokens
+    return body
 
 
 def ranking_bodies(model: str, request: Request) -> list[dict[str, Any]]:
