@@ -48,6 +48,11 @@ def add_run(sub: Any) -> None:
     p.add_argument("--score-by", default="sum", choices=SCORE_BY,
                    help="rank mode: summed (default) or per-token mean log-probability")
     p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--judge", metavar="SPEC",
+                   help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
+                        "suite's own (MuCR: the offline embedding:all-MiniLM-L6-v2)")
+    p.add_argument("--judge-arg", dest="judge_args", action="append", default=[],
+                   metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=run_command)
@@ -64,7 +69,8 @@ def run_command(args: argparse.Namespace) -> int:
                         image_layout=args.image_layout, parser=args.parser,
                         max_new_tokens=args.max_new_tokens, score_by=args.score_by).validate()
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, judge=args.judge,
+                         judge_args=parse_model_args(args.judge_args))
     out = Path(args.out) if args.out else Path("whatif-out") / time.strftime("run-%Y%m%d-%H%M%S")
     check_writable(out)
     store = RunStore(args.store) if args.store else RunStore()

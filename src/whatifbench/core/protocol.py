@@ -58,10 +58,12 @@ class Protocol:
             )
         return self
 
-    def resolved(self, default_mode: str) -> Protocol:
-        """The protocol with the suite's default answer mode and token budget filled in."""
+    def resolved(self, default_mode: str, default_tokens: int = 64) -> Protocol:
+        """The protocol with the suite's default answer mode and token budget filled in
+        (``default_tokens``: the suite's budget without reasoning; 512 for CoT/CCoT)."""
         mode = self.answer_mode or default_mode
-        budget = self.max_new_tokens or (512 if self.strategy in ("cot", "ccot") else 64)
+        budget = self.max_new_tokens or (512 if self.strategy in ("cot", "ccot")
+                                         else default_tokens)
         return Protocol(self.prompt, self.strategy, mode, self.image_layout, self.parser, budget,
                         self.score_by).validate()
 

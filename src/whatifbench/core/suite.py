@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from whatifbench.core.dataset import Dataset
     from whatifbench.report.table import Table
+    from whatifbench.runner.judge import JudgeRuntime
     from whatifbench.runner.results import RunResult
 
 
@@ -57,6 +58,10 @@ class Sample:
     """The value each available parser extracted (for agreement statistics)."""
     meta: dict[str, Any] = field(default_factory=dict)
     """The item's metadata (category, style, task ... used by suite metrics)."""
+    score: float | None = None
+    """Graded score of a free-text answer (e.g. a judge's 0–10); ``None`` when not graded."""
+    judgement: dict[str, Any] = field(default_factory=dict)
+    """How ``score`` was reached: per-part scores, judge replies, failures."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of ``samples.jsonl``."""
@@ -76,6 +81,10 @@ class Suite(ABC):
     """Parsers available for ``--parser`` (and all reported)."""
     prompts: tuple[str, ...] = ("default",)
     """Prompt variants available for ``--prompt``."""
+    default_max_new_tokens = 64
+    """Generation budget without reasoning strategies (suites with free-text items raise it)."""
+    default_judge: str | None = None
+    """Judge backend spec used for free-text answers when the run names none (``--judge``)."""
 
     def check_protocol(self, protocol: Protocol) -> None:
         """Reject prompt or parser names this suite does not offer."""
@@ -141,6 +150,12 @@ class Suite(ABC):
     def is_correct(self, item: Item, value: str | None) -> bool:
         """Exact match of the extracted value with the target."""
         return value is not None and value == item.target
+
+    def judge(self, samples: Sequence[Sample], items: Sequence[Item],
+              judge: JudgeRuntime) -> list[Sample]:
+        """Grade free-text answers (fill ``Sample.score``) through cached judge calls; suites
+        without free-text items keep the samples as they are."""
+        return list(samples)
 
     # -- results -----------------------------------------------------------------------------
     @abstractmethod

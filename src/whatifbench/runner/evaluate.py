@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,11 @@ from whatifbench.core.registry import lookup
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Request, Response
+from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.runner.requests import (
     ImageHasher,
     RequestBuilder,
+    answer_mode_for,
     choose_demos,
     request_key,
     select_items,
@@ -44,6 +46,10 @@ class RunOptions:
     """Seed for ``subset`` and demonstration choice."""
     progress: bool = True
     """Show a progress bar on stderr."""
+    judge: str | None = None
+    """Judge backend spec for free-text answers (``None``: the suite's default judge)."""
+    judge_args: dict[str, Any] = field(default_factory=dict)
+    """Arguments of the judge backend (``--judge-arg key=value``)."""
 
 
 def get_suite(name: str) -> Suite:
@@ -69,7 +75,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
-    protocol = protocol.resolved(suite.default_answer_mode)
+    protocol = protocol.resolved(suite.default_answer_mode, suite.default_max_new_tokens)
     suite.check_protocol(protocol)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:
@@ -93,10 +99,23 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
 
     requests = [builder.build(item, descriptions.get(item.id)) for item in items]
     _check_images(backend, requests, protocol)
-    responses = _fetch(backend, mode, requests, store, hasher, counts, options,
-                       f"{dataset.card.name} × {backend.spec}")
-    samples = [score_item(suite, protocol, item, req, responses[i], mode)
+    modes = [answer_mode_for(mode, item) for item in items]
+    found: dict[int, Response] = {}
+    for m in sorted(set(modes)):  # free-text items are generated even in rank mode
+        chosen = [i for i, x in enumerate(modes) if x == m]
+        got = _fetch(backend, m, [requests[i] for i in chosen], store, hasher, counts, options,
+                     f"{dataset.card.name} × {backend.spec}")
+        found.update(zip(chosen, got, strict=True))
+    responses = [found[i] for i in range(len(items))]
+    samples = [score_item(suite, protocol, item, req, responses[i], modes[i])
                for i, (item, req) in enumerate(zip(items, requests, strict=True))]
+    judge = JudgeRuntime(
+        options.judge or suite.default_judge, options.judge_args,
+        lambda b, m, reqs: _fetch(b, m, reqs, store, hasher, counts, options, f"judge {b.spec}"))
+    try:
+        samples = suite.judge(samples, items, judge)
+    finally:
+        judge.close()
     metrics = suite.metrics(samples, items)
     spec = {
         "suite": suite.name,
@@ -111,6 +130,9 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         "whatifbench": __version__,
         "git_revision": git_revision(),
     }
+    judged = judge.describe()
+    if judged is not None:
+        spec["judge"] = judged
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
                           round(time.monotonic() - started, 3))
     return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,

@@ -50,6 +50,11 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
     return hashlib.sha256(blob).hexdigest()
 
 
+def answer_mode_for(mode: str, item: Item) -> str:
+    """The answer mode of one item: free-text items have nothing to rank and are generated."""
+    return "generate" if item.kind == "text" else mode
+
+
 def choose_demos(dataset: Dataset, evaluated: Sequence[Item], seed: int) -> dict[str, Item]:
     """One demonstration per evaluated item, chosen deterministically.
 
@@ -137,7 +142,7 @@ class RequestBuilder:
         if description is not None:
             text = f"Scene description:\n{description}\n\n{text}"
         turns.append(self._user(item, text))
-        rank = self.protocol.answer_mode == "rank"
+        rank = answer_mode_for(self.protocol.answer_mode or "generate", item) == "rank"
         return Request(
             item_id=item.id,
             turns=tuple(turns),
