@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -183,6 +184,40 @@ def stats_command(args: argparse.Namespace) -> int:
     for table in suite.stats(dataset, Path(args.plots) if args.plots else None):
         print(table.to_text())
         print()
+    return 0
+
+
+# -- report ----------------------------------------------------------------------------------
+def add_report(sub: Any) -> None:
+    """``whatif report RESULTS.json ... --out DIR``."""
+    p = sub.add_parser("report", help="one report over the runs of several results.json files",
+                       description="Merge the runs of several results.json files (e.g. the same "
+                       "model with two image layouts or strategies) into one set of tables.")
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files or folders")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the merged report")
+    p.set_defaults(func=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """Read runs back, print their tables, write the merged results and reports."""
+    runs: list[RunResult] = []
+    for name in args.results:
+        path = Path(name) / "results.json" if Path(name).is_dir() else Path(name)
+        try:
+            runs += [RunResult.from_json(r)
+                     for r in json.loads(path.read_text(encoding="utf-8"))["runs"]]
+        except OSError as exc:
+            raise WhatifError(f"Cannot read {path} ({exc.strerror or exc}); pass the "
+                              "results.json written by 'whatif run'.") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise WhatifError(f"{path} is not a results.json written by 'whatif run' "
+                              f"({type(exc).__name__}: {exc}).") from None
+    check_writable(Path(args.out))
+    paths = api.write_outputs(Path(args.out), runs)
+    for table in api.tables_for(runs):
+        print()
+        print(table.to_text())
+    print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
     return 0
 
 

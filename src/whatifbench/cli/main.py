@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         commands.add_tools(sub, kind, verb, help_text)
     commands.add_export(sub)
     commands.add_stats(sub)
+    commands.add_report(sub)
     commands.add_listing(sub)
     for entry in entries("command"):
         p = sub.add_parser(entry.name, help=entry.summary, description=entry.summary)

@@ -47,3 +47,9 @@ class RunResult:
         """The ``results.json`` entry."""
         return {"suite": self.suite, "dataset": self.dataset, "model": self.model,
                 "n_items": self.n_items, "metrics": self.metrics, "spec": self.spec}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> RunResult:
+        """A run read back from a ``results.json`` entry (without its samples)."""
+        return cls(str(obj["suite"]), str(obj["dataset"]), str(obj["model"]),
+                   int(obj["n_items"]), dict(obj["metrics"]), dict(obj["spec"]))
