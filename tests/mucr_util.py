@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from PIL import Image
@@ -118,6 +118,8 @@ class PixelOracle(Backend):
 
     capabilities = Capabilities(generate=True, rank=True, multi_image=True)
     calls = 0
+    image_counts: ClassVar[list[tuple[str, int]]] = []
+    """(item group, images in the request) of every request answered."""
 
     def _load(self) -> None:
         if hasattr(self, "known"):
@@ -158,6 +160,7 @@ class PixelOracle(Backend):
         self._load()
         item = request.item
         assert item is not None
+        type(self).image_counts.append((str(item.group), len(request.images)))
         seen = [self._identify(img) for img in self._images(request)]
         record = next(r for r in self.records if str(r["id"]) == seen[0][0])
         if item.group in ("c2e", "e2c"):
@@ -182,18 +185,19 @@ class PixelOracle(Backend):
 
 @register("backend", "test:judge")
 class ScriptedJudge(Backend):
-    """A text judge: 9 when the model's answer repeats a reference line, else 2 (counts calls;
-    ``-M fail=WORD`` makes calls whose prompt contains WORD fail)."""
+    """A text judge: 9 when the model's answer repeats a reference line, else 2. Counts its
+    calls; while ``fail_word`` is set, calls whose prompt contains it fail."""
 
     capabilities = Capabilities(generate=True)
     calls = 0
+    fail_word: str | None = None
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         for i, request in enumerate(requests):
             type(self).calls += 1
             prompt = request.prompt
-            fail = self.args.get("fail")
-            if fail and str(fail) in prompt:
+            fail = type(self).fail_word
+            if fail and fail in prompt:
                 yield i, Response(error="scripted failure")
                 continue
             refs = prompt.split("Human reference:\n", 1)[1].split("\n\nModel's answer:", 1)[0]
@@ -205,3 +209,17 @@ class ScriptedJudge(Backend):
 def digest(path: Path) -> str:
     """sha256 of a file."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@register("backend", "test:mucr-script")
+class ScriptedModel(Backend):
+    """Replies from ``replies`` (item id → text), "I cannot tell." otherwise; counts calls."""
+
+    capabilities = Capabilities(generate=True, multi_image=True)
+    calls = 0
+    replies: ClassVar[dict[str, str]] = {}
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        for i, request in enumerate(requests):
+            type(self).calls += 1
+            yield i, Response(text=type(self).replies.get(request.item_id, "I cannot tell."))

@@ -22,6 +22,7 @@ from whatifbench.suites.mucr.records import (
     group_problems,
     iter_objects,
     parse_record,
+    raw_id,
 )
 
 VERSION = "1"
@@ -31,34 +32,44 @@ FIX = ("Fix these records (or the images folder) and run the import again; nothi
 
 def read_release(jsonl: Path, images: Path) -> tuple[list[Record], dict[str, Path]]:
     """Validated records and the source file of each image name; one ``WhatifError`` listing
-    every problem of the file otherwise."""
+    every problem of the file (ordered by line) otherwise."""
     if not images.is_dir():
         raise WhatifError(f"The images folder {images} does not exist; pass the folder that "
                           "holds the release's image files with --images.")
-    problems: list[str] = []
+    problems: list[tuple[int, str]] = []
     records: list[Record] = []
     first_line: dict[str, int] = {}
     broken: set[str] = set()
     for line, obj, error in iter_objects(jsonl):
-        where = f"{jsonl}:{line}"
         if error is not None:
-            problems.append(f"{where}: {error}")
+            problems.append((line, error))
+            broken.add(raw_id(str(obj)) or "")
             continue
         record, errs = parse_record(obj)
-        problems += [f"{where}: {e}" for e in errs]
+        problems += [(line, e) for e in errs]
         if record is None:
             if isinstance(obj, dict) and isinstance(obj.get("id"), (str, int)):
                 broken.add(str(obj["id"]).strip())
-            continue
-        if record.id in first_line:
-            problems.append(f"{where}: duplicate id {record.id!r} (first on line "
-                            f"{first_line[record.id]})")
-            continue
-        first_line[record.id] = line
-        records.append(dataclasses.replace(record, line=line))
+        elif record.id in first_line:
+            first = first_line[record.id]
+            problems.append((line, f"duplicate id {record.id!r} (first on line {first})"))
+        else:
+            first_line[record.id] = line
+            records.append(dataclasses.replace(record, line=line))
+    problems += group_problems(records, broken)
+    sources = _images(records, images, problems)
     if not records and not problems:
-        problems.append(f"{jsonl} holds no records")
-    problems += [f"{jsonl}:{line}: {p}" for line, p in group_problems(records, broken)]
+        raise WhatifError(f"{jsonl} holds no records; pass the release's JSONL file.")
+    if problems:
+        listed = [f"{jsonl}:{line}: {p}" for line, p in sorted(problems, key=lambda x: x[0])]
+        raise WhatifError(problems_message(f"The MuCR file {jsonl}", listed, FIX))
+    return records, sources
+
+
+def _images(records: list[Record], images: Path,
+            problems: list[tuple[int, str]]) -> dict[str, Path]:
+    """The source file of each image name; missing, unreadable or clashing images are added to
+    ``problems``."""
     sources: dict[str, Path] = {}
     stored: dict[str, str] = {}
     for r in records:
@@ -67,19 +78,17 @@ def read_release(jsonl: Path, images: Path) -> tuple[list[Record], dict[str, Pat
                 continue
             path = images / name
             why = check_image(path)
-            if why:
-                problems.append(f"{jsonl}:{r.line}: {key} {name} ({path}) {why}")
-                continue
             target = dataset_name(name)
-            if target in stored and stored[target] != name:
-                problems.append(f"{jsonl}:{r.line}: {key} {name} and {stored[target]} would both "
-                                f"be stored as {target}; give the images distinct names")
-                continue
-            stored[target] = name
-            sources[name] = path
-    if problems:
-        raise WhatifError(problems_message(f"The MuCR file {jsonl}", problems, FIX))
-    return records, sources
+            if why:
+                problems.append((r.line, f"{key} {name} ({path}) {why}"))
+            elif target in stored and stored[target] != name:
+                why = (f"{key} {name} and {stored[target]} would both be stored as {target}; "
+                       "give the images distinct names")
+                problems.append((r.line, why))
+            else:
+                stored[target] = name
+                sources[name] = path
+    return sources
 
 
 def dataset_name(name: str) -> str:

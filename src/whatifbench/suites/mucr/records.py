@@ -33,6 +33,13 @@ _STYLE_ALIASES = {"photo": "photograph", "photos": "photograph", "photographs": 
                   "cartoons": "comic"}
 _FALSE_CUE_KEYS = ("false_cue", "flase_cue", "false_cues", "flase_cues")
 _RECORD_START = re.compile(r"\n[ \t]*\{")
+_RAW_ID = re.compile(r'"id"\s*:\s*"?([^",}\s]+)')
+
+
+def raw_id(text: str) -> str | None:
+    """The ``id`` written in the text of a record that is not valid JSON, when visible."""
+    match = _RAW_ID.search(text)
+    return match.group(1) if match else None
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,9 @@ class Record:
 
 
 def iter_objects(path: Path) -> list[tuple[int, Any, str | None]]:
-    """``(line, object, None)`` for each JSON value of the file, or ``(line, None, error)`` for
-    a value that does not parse (reading resumes at the next line that starts with ``{``)."""
+    """``(line, object, None)`` for each JSON value of the file, or ``(line, first line's text,
+    error)`` for a value that does not parse (reading resumes at the next line starting with
+    ``{``)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -92,9 +100,9 @@ def iter_objects(path: Path) -> list[tuple[int, Any, str | None]]:
             out.append((line, obj, None))
         except json.JSONDecodeError as exc:
             why = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            out.append((line, None, why))
-            eol = text.find("\n", pos)
-            nxt = _RECORD_START.search(text, eol) if eol >= 0 else None
+            end = text.find("\n", pos)
+            out.append((line, text[pos:end if end >= 0 else n], why))
+            nxt = _RECORD_START.search(text, end) if end >= 0 else None
             pos = nxt.start() + 1 if nxt else n
 
 

@@ -82,13 +82,32 @@ class MucrSuite(Suite):
         return tables + [layouts] if layouts is not None else tables
 
     def stats(self, dataset: Dataset, plots: Path | None = None) -> list[Table]:
-        """The generic statistics plus pairs per category and style (MuCR Fig. 5)."""
+        """Pairs per category and style (MuCR Fig. 5), items per metric, question lengths and
+        the correct letter's share per choice metric; ``plots``: pairs per category chart."""
+        from whatifbench.report.datastats import count_table, length_table
+
         pairs = {i.pair_id: i.meta for i in dataset.items if i.pair_id is not None}
         by = Counter((m.get("category"), m.get("style")) for m in pairs.values())
         rows = [(c, *(str(by[(c, s)]) for s in STYLES), str(sum(by[(c, s)] for s in STYLES)))
                 for c in CATEGORIES]
         rows.append(("total", *(str(sum(by[(c, s)] for c in CATEGORIES)) for s in STYLES),
                      str(len(pairs))))
-        table = Table(f"{dataset.card.name}: pairs per category and style",
-                      ("category", *STYLES, "total"), tuple(rows))
-        return [table, *super().stats(dataset, plots)]
+        tables = [Table(f"{dataset.card.name}: pairs per category and style",
+                        ("category", *STYLES, "total"), tuple(rows)),
+                  count_table(dataset), length_table(dataset)]
+        letters = []
+        for metric in ("c2e", "e2c", "cue"):
+            found = Counter(LETTERS[i.target_index] for i in dataset.items if i.group == metric)
+            n = sum(found.values()) or 1
+            letters.append((metric, *(f"{100 * found[x] / n:.1f}" for x in LETTERS)))
+        tables.append(Table(f"{dataset.card.name}: correct option's letter (% of items)",
+                            ("metric", *LETTERS), tuple(letters)))
+        if plots is not None:
+            from whatifbench.report.plots import bar_chart
+
+            path = bar_chart(list(CATEGORIES),
+                             {s: [float(by[(c, s)]) for c in CATEGORIES] for s in STYLES},
+                             f"{dataset.card.name}: pairs per category", "pairs",
+                             plots / "pairs_by_category.png")
+            tables.append(Table("plots", ("file",), ((str(path),),)))
+        return tables
