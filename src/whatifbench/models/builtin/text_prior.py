@@ -20,9 +20,10 @@ from whatifbench.core.registry import register
 from whatifbench.models.base import Request
 from whatifbench.models.builtin.program import ProgramBackend, seeded_unit
 
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+NUMBER_WORDS = {w: str(i) for i, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty"))}
 WORD = re.compile(r"[a-z0-9]+")
 
 

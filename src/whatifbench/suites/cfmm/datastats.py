@@ -35,6 +35,6 @@ def pair_table(dataset: Dataset) -> Table:
     return Table(f"{dataset.card.name}: CFMM pairs per category",
                  ("category", "pairs", "basic q words", "cf q words", "answer words",
                   "answer changed %", "correct = A %"), tuple(rows),
-                 notes=("answer changed = the counterfactual's answer differs from the basic "
-                        "one; correct = A = the correct option is listed first.",))
+                 notes=(("answer changed = the counterfactual's answer differs from the basic "
+                        "one; correct = A = the correct option is listed first."),))
 

@@ -8,7 +8,7 @@ import argparse
 import csv
 import json
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
@@ -17,7 +17,13 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cfmm.pairs import pair_facts, pair_items
-from whatifbench.suites.cfmm.schema import FIELDS, REQUIRED, PairRecord, parse_record
+from whatifbench.suites.cfmm.schema import (
+    FIELDS,
+    REQUIRED,
+    PairRecord,
+    parse_record,
+    relative_image,
+)
 
 IMPORTER_VERSION = "1"
 LISTED_IMAGES = 5
@@ -25,8 +31,13 @@ FIX = ("Fix these lines and run the command again (docs/cfmm.md describes the fi
        "nothing was written.")
 
 
-def read_records(path: Path, fmt: str) -> tuple[list[PairRecord], list[str]]:
-    """Parse and validate every record of a JSONL or CSV file; problems carry ``file:line``."""
+def read_records(path: Path, fmt: str) -> tuple[list[PairRecord], list[str], list[str]]:
+    """Parse and validate every record of a JSONL or CSV file.
+
+    Returns the valid records, the problems (each with ``file:line``) and the image paths that
+    all records (valid or not) name, so that one run reports duplicates and missing images of
+    invalid lines too.
+    """
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -40,6 +51,7 @@ def read_records(path: Path, fmt: str) -> tuple[list[PairRecord], list[str]]:
     rows = _jsonl_rows(text) if fmt == "jsonl" else _csv_rows(text)
     records: list[PairRecord] = []
     problems: list[str] = []
+    images: dict[str, None] = {}
     first_line: dict[str, int] = {}
     for line, obj, row_problems in rows:
         where = f"{path}:{line}"
@@ -48,17 +60,21 @@ def read_records(path: Path, fmt: str) -> tuple[list[PairRecord], list[str]]:
             continue
         record, errs = parse_record(obj, line)
         problems += [f"{where}: {e}" for e in errs]
-        if record is None:
-            continue
-        if record.id in first_line:
-            problems.append(f"{where}: duplicate id {record.id!r} (first on line "
-                            f"{first_line[record.id]})")
-            continue
-        first_line[record.id] = line
-        records.append(record)
+        if isinstance(obj, dict):
+            rid = str(obj.get("id") or "").strip() or f"line{line}"
+            if rid in first_line:
+                problems.append(f"{where}: duplicate id {rid!r} (first on line "
+                                f"{first_line[rid]})")
+                continue
+            first_line[rid] = line
+            image = record.image if record else relative_image(obj.get("image"))
+            if image:
+                images[image] = None
+        if record is not None:
+            records.append(record)
     if not records and not problems:
         problems.append(f"{path} holds no pairs")
-    return records, problems
+    return records, problems, list(images)
 
 
 Row = tuple[int, object, list[str]]
@@ -72,8 +88,8 @@ def _jsonl_rows(text: str) -> list[Row]:
         try:
             rows.append((lineno, json.loads(line), []))
         except json.JSONDecodeError as exc:
-            rows.append((lineno, None, [f"not valid JSON ({exc.msg} at column {exc.colno}); "
-                                        "each line must hold one JSON object"]))
+            rows.append((lineno, None, [(f"not valid JSON ({exc.msg} at column {exc.colno}); "
+                                        "each line must hold one JSON object")]))
     return rows
 
 
@@ -109,19 +125,19 @@ def _csv_rows(text: str) -> list[Row]:
             break
         if any(c.strip() for c in cells):
             if len(cells) > len(header):
-                rows.append((start, None, [f"{len(cells)} cells but the header has "
-                                           f"{len(header)} columns"]))
+                rows.append((start, None, [(f"{len(cells)} cells but the header has "
+                                           f"{len(header)} columns")]))
             else:
                 rows.append((start, dict(zip(header, cells, strict=False)), []))
         start = reader.line_num + 1
     return rows
 
 
-def _image_problems(records: Sequence[PairRecord], images: Path) -> list[str]:
+def _image_problems(names: Sequence[str], images: Path) -> list[str]:
     """Missing and unreadable images, as counts with the first few names."""
     missing: list[str] = []
     corrupt: list[str] = []
-    for rel in dict.fromkeys(_rel(r) for r in records):
+    for rel in names:
         why = check_image(images / rel)
         if why == "is missing":
             missing.append(rel)
@@ -134,10 +150,6 @@ def _image_problems(records: Sequence[PairRecord], images: Path) -> list[str]:
                                                         else "")
             problems.append(f"{len(found)} image(s) {what} {images}: {shown}")
     return problems
-
-
-def _rel(record: PairRecord) -> str:
-    return PurePosixPath(record.image).as_posix()
 
 
 def _check_out(out: Path, inputs: Sequence[Path]) -> None:
@@ -165,15 +177,15 @@ def import_cfmm(out: str | Path, *, images: str | Path, jsonl: str | Path | None
                           "folder the 'image' paths are relative to.")
     out = Path(out)
     _check_out(out, [path, images])
-    records, problems = read_records(path, fmt)
-    problems += _image_problems(records, images)
+    records, problems, names = read_records(path, fmt)
+    problems += _image_problems(names, images)
     if problems:
         raise WhatifError(problems_message(str(path), problems, FIX))
     items: list[Item] = []
     with DatasetWriter(out, overwrite=overwrite) as writer:
         copied: dict[str, str] = {}
         for record in records:
-            rel = _rel(record)
+            rel = record.image
             if rel not in copied:
                 copied[rel] = writer.add_image(rel, (images / rel).read_bytes())
             items += pair_items(record, copied[rel], {"source": f"{path.name}:{record.line}"})

@@ -13,6 +13,7 @@ Fields (JSONL keys = CSV columns):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 CATEGORIES = ("count", "color", "size", "shape", "direction", "common")
@@ -92,8 +93,8 @@ def parse_record(obj: Any, line: int) -> tuple[PairRecord | None, list[str]]:
             values[name] = None
         elif isinstance(raw, str):
             values[name] = raw.strip()
-        elif name == "id" and isinstance(raw, int) and not isinstance(raw, bool):
-            values[name] = str(raw)
+        elif isinstance(raw, int) and not isinstance(raw, bool):
+            values[name] = str(raw)  # JSON numbers as ids, options or answers
         else:
             problems.append(f"field '{name}' must be a string, got {raw!r}")
             values[name] = None
@@ -109,10 +110,11 @@ def parse_record(obj: Any, line: int) -> tuple[PairRecord | None, list[str]]:
                         f"{', '.join(CATEGORIES)}")
     image = values["image"]
     if image is not None:
-        image = image.replace("\\", "/")
-        if image.startswith("/") or ".." in image.split("/") or ":" in image.split("/")[0]:
+        rel = relative_image(image)
+        if rel is None:
             problems.append(f"image {image!r} must be a path relative to --images (no leading "
                             "'/', no '..')")
+        image = rel
     questions = {role: _question(role, values, problems) for role in ROLES}
     if problems:
         return None, problems
@@ -120,6 +122,16 @@ def parse_record(obj: Any, line: int) -> tuple[PairRecord | None, list[str]]:
     assert image is not None and basic is not None and counterfactual is not None
     return PairRecord(values["id"] or f"line{line}", image, category, basic, counterfactual,
                       line), []
+
+
+def relative_image(value: object) -> str | None:
+    """An ``image`` value as a normalised POSIX path inside the images folder, else ``None``."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    rel = PurePosixPath(value.strip().replace("\\", "/"))
+    if rel.is_absolute() or ".." in rel.parts or ":" in rel.parts[0]:
+        return None
+    return rel.as_posix()
 
 
 def _question(role: str, values: dict[str, str | None], problems: list[str]) -> Question | None:

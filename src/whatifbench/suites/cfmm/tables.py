@@ -59,8 +59,8 @@ def category_table(runs: Sequence[RunResult]) -> Table:
     if runs:
         counts = ", ".join(f"{c} {m.get('n_pairs', 0)}"
                            for c, m in runs[0].metrics.get("by_category", {}).items())
-        notes = (f"Accuracy in % (pairs per category: {counts}); acc+ = both questions of a "
-                 "pair right. 95% bootstrap intervals are in results.json.",)
+        notes = ((f"Accuracy in % (pairs per category: {counts}); acc+ = both questions of "
+                  "a pair right. 95% bootstrap intervals are in results.json."),)
     return Table(f"CFMM (Table 2 layout): {runs[0].dataset if runs else ''}", tuple(columns),
                  tuple(rows), tuple(spans), notes)
 
@@ -81,10 +81,11 @@ def total_table(runs: Sequence[RunResult]) -> Table:
     if runs:
         total = runs[0].metrics.get("total", {})
         notes = (
-            f"Total score = sum of the per-category accuracies over the {total.get('categories')}"
-            f" categories present (max {total.get('max')} each; the paper's six give 600).",
-            "phi = correlation of basic and counterfactual correctness over pairs; cf err = "
-            "basic = share of counterfactual errors that chose the basic question's answer.",
+            (f"Total score = sum of the per-category accuracies over the "
+             f"{total.get('categories')} categories present (max {total.get('max')} each; the "
+             "paper's six give 600)."),
+            ("phi = correlation of basic and counterfactual correctness over pairs; cf err = "
+             "basic = share of counterfactual errors that chose the basic question's answer."),
         )
     return Table(f"CFMM (Table 3 layout): {runs[0].dataset if runs else ''}", columns,
                  tuple(rows), spans, notes)
