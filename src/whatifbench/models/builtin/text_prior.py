@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
@@ -47,11 +48,16 @@ def option_key(option: str) -> str:
 class TextPriorBackend(ProgramBackend):
     """Answers from the question text alone: leaked option, else the most frequent option."""
 
+    def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
+        super().__init__(spec, args)
+        self._frequency: Counter[str] = Counter()
+
     @property
     def version(self) -> str:
         return "1"
 
     def prepare(self, items: Sequence[Item]) -> None:
+        """Count each option over the choices of all evaluated items (targets are not read)."""
         self._frequency = Counter(option_key(c) for i in items if i.kind == "choice"
                                   for c in i.choices)
 
@@ -62,8 +68,7 @@ class TextPriorBackend(ProgramBackend):
             leaked = [c for c in item.choices if tokens(c) and set(tokens(c)) <= words]
             if len(leaked) == 1:
                 return leaked[0]
-            frequency: Counter[str] = getattr(self, "_frequency", Counter())
-            return max(item.choices, key=lambda c: (frequency[option_key(c)],
+            return max(item.choices, key=lambda c: (self._frequency[option_key(c)],
                                                     seeded_unit(seed, f"{item.id}:{c}")))
         if item.kind == "number":
             return next((t for t in tokens(item.question) if t.isdigit()), None)

@@ -28,7 +28,7 @@ def _paired(samples: Sequence[Sample]) -> dict[str, Any]:
     if "ci95" in raw:
         raw["ci95"]["acc_plus"] = raw["ci95"].pop("pair_accuracy")
     table = pair_table(samples, ROLES)
-    raw["phi"] = phi(table.first, table.second)
+    raw["phi"] = phi(table.first.tolist(), table.second.tolist())
     order = (*SCORES, "drop", "phi", "unparsed", "n_pairs", "n_items", "n_unparsed", "n_errors")
     return {**{key: raw.pop(key) for key in order}, **raw}
 
