@@ -180,3 +180,30 @@ def test_output_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert _import("jsonl", path, images, tmp_path / "ds") == 2
     assert "--overwrite" in capsys.readouterr().err
     assert _import("jsonl", path, images, tmp_path / "ds", "--overwrite") == 0
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_export_round_trip(tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    records = good_records()
+    images = write_images(tmp_path / "imgs", records)
+    assert _import("jsonl", write_jsonl(tmp_path / "p.jsonl", records), images,
+                   tmp_path / "ds") == 0
+    exported = tmp_path / f"export.{fmt}"
+    assert main(["export", str(tmp_path / "ds"), "--format", f"cfmm-{fmt}", "--out",
+                 str(exported)]) == 0
+    if fmt == "jsonl":
+        assert [json.loads(x) for x in exported.read_text().splitlines()] == records
+    else:
+        assert exported.read_text().splitlines()[0].split(",")[:3] == ["id", "image", "category"]
+    assert _import(fmt, exported, tmp_path / "ds" / "images", tmp_path / "again") == 0
+
+    def items(ds: Path) -> list[dict[str, Any]]:
+        out = [json.loads(x) for x in (ds / "items.jsonl").read_text().splitlines()]
+        for item in out:
+            item["provenance"].pop("source")
+        return out
+
+    assert items(tmp_path / "again") == items(tmp_path / "ds")
+    assert main(["export", str(tmp_path / "ds"), "--format", f"cfmm-{fmt}", "--out",
+                 str(exported)]) == 2
+    assert "--overwrite" in capsys.readouterr().err

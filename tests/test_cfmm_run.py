@@ -163,3 +163,18 @@ def test_stats_table(dataset: Dataset, capsys: pytest.CaptureFixture[str]) -> No
     assert "CFMM pairs per category" in out
     total = next(line for line in out.splitlines() if line.startswith("total"))
     assert total.split()[:2] == ["total", "12"] and total.split()[-2:] == ["100.0", "50.0"]
+
+
+def test_runs_of_several_strategies_share_one_table(dataset: Dataset, tmp_path: Path) -> None:
+    from whatifbench import api
+
+    runs = []
+    for protocol in (Protocol(), Protocol(strategy="one-shot"),
+                     Protocol(strategy="one-shot", answer_mode="generate")):
+        runs += api.run_all([dataset], ["builtin:ignore-premise", "builtin:text-prior"],
+                            protocol=protocol, options=api.RunOptions(progress=False))
+    api.write_outputs(tmp_path / "out", runs)
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert md.count("CFMM (Table 2 layout)") == 1 and md.count("CFMM (Table 3 layout)") == 1
+    for label in ("0-shot", "1-shot", "1-shot (generate)"):
+        assert f"| builtin:ignore-premise | {label} | 600.00 | 0.00 | 0.00 |" in md
