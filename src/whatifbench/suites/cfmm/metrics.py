@@ -88,7 +88,7 @@ def cfmm_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, 
     pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for cat in ordered_categories(groups):
         m = _paired(groups[cat])
-        by_category[cat] = {key: m[key] for key in (*SCORES, "phi", "n_pairs", "ci95")
+        by_category[cat] = {key: m[key] for key in (*SCORES, "drop", "phi", "n_pairs", "ci95")
                             if key in m}
         table = pair_table(groups[cat], ROLES)
         pairs[cat] = (table.first, table.second)

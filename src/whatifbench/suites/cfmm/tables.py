@@ -80,10 +80,10 @@ def total_table(runs: Sequence[RunResult]) -> Table:
     notes: tuple[str, ...] = ()
     if runs:
         total = runs[0].metrics.get("total", {})
+        six = "" if total.get("categories") == 6 else "; the paper's six give 600"
         notes = (
             (f"Total score = sum of the per-category accuracies over the "
-             f"{total.get('categories')} categories present (max {total.get('max')} each; the "
-             "paper's six give 600)."),
+             f"{total.get('categories')} categories present (max {total.get('max')} each{six})."),
             ("phi = correlation of basic and counterfactual correctness over pairs; cf err = "
              "basic = share of counterfactual errors that chose the basic question's answer."),
         )
