@@ -88,7 +88,7 @@ def test_no_errors_means_no_share() -> None:
 
 def _run(model: str, protocol: dict[str, Any], metrics: dict[str, Any]) -> RunResult:
     spec = {"protocol": {"prompt": "default", "strategy": "zero-shot", "answer_mode": "rank",
-                         "score_by": "sum", **protocol}}
+                         "score_by": "mean", **protocol}}
     return RunResult("cfmm", "hand", model, 14, metrics, spec)
 
 
@@ -98,14 +98,14 @@ def test_tables_in_the_paper_layout() -> None:
     runs = [_run("m", {}, m), _run("m", {"strategy": "one-shot"}, m),
             _run("m", {"strategy": "one-shot-cot"}, m),
             _run("m", {"answer_mode": "generate"}, m),
-            _run("m", {"score_by": "mean"}, m)]
+            _run("m", {"score_by": "sum"}, m)]
     table2, table3 = CfmmSuite().tables(runs)
     assert table2.columns == ("model", "prompt", "acc_b", "acc_c", "acc+", "acc_b", "acc_c",
                               "acc+")
     assert table2.groups == (("", 2), ("Count", 3), ("Color", 3))
     assert table2.rows[0] == ("m", "0-shot", "80.00", "40.00", "20.00", "50.00", "0.00", "0.00")
     assert [r[1] for r in table2.rows] == ["0-shot", "1-shot", "1-shot CoT", "0-shot (generate)",
-                                           "0-shot (rank by mean)"]
+                                           "0-shot (rank by sum)"]
     assert "count 5, color 2" in table2.notes[0]
     assert table3.groups == (("", 2), ("Total score", 3), ("Observation 1", 2))
     assert table3.rows[0] == ("m", "0-shot", "130.00", "40.00", "20.00", "-0.300", "66.7")

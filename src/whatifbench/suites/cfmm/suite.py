@@ -40,6 +40,8 @@ class CfmmSuite(Suite):
 
     name = "cfmm"
     default_answer_mode = "rank"
+    default_score_by = "mean"
+    """SEED-Bench-2 style: the option with the lowest generation loss (mean token NLL)."""
 
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
         """Rank: the question + a short-answer instruction; generate: the lettered options."""

@@ -26,7 +26,7 @@ def prompt_label(spec: dict[str, Any]) -> str:
     extras = []
     if protocol.get("answer_mode", "rank") != "rank":
         extras.append(str(protocol["answer_mode"]))
-    elif protocol.get("score_by", "sum") != "sum":
+    elif protocol.get("score_by", "mean") != "mean":
         extras.append(f"rank by {protocol['score_by']}")
     if protocol.get("prompt", "default") != "default":
         extras.append(f"prompt {protocol['prompt']}")
