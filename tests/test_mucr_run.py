@@ -97,7 +97,8 @@ def test_one_shot_demonstrations_from_other_pairs(release: tuple[Path, Path], tm
 def test_one_shot_request_shape(release: tuple[Path, Path]) -> None:
     ds = load_dataset(release[1])
     suite = get_suite("mucr")
-    protocol = Protocol(strategy="one-shot").resolved("generate", suite.default_max_new_tokens)
+    protocol = Protocol(strategy="one-shot").resolved(
+        "generate", default_tokens=suite.default_max_new_tokens)
     builder = RequestBuilder(suite, protocol, ds, choose_demos(ds, ds.items, 0))
     item = next(i for i in ds.items if i.id == "3-c2e")
     request = builder.build(item)

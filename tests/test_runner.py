@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from util import make_choice_dataset
+
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
@@ -171,9 +171,10 @@ def test_api_run_all_and_outputs(tmp_path: Path) -> None:
 
 
 def test_image_labels_interleave_or_composite(tmp_path: Path) -> None:
+    from util import png
+
     from whatifbench.core.dataset import DatasetWriter
     from whatifbench.core.item import Item
-    from util import png
 
     with DatasetWriter(tmp_path / "ds") as w:
         rels = [w.add_image(f"{k}.png", png((k * 60, 0, 0), size=40)) for k in range(3)]

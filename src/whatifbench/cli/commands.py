@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,8 +16,9 @@ from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
 from whatifbench.runner.backends import parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.results import RunResult, load_runs
 from whatifbench.runner.store import RunStore
+
 
 def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
@@ -46,8 +46,9 @@ def add_run(sub: Any) -> None:
     p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
     p.add_argument("--image-layout", default="multi", choices=LAYOUTS)
     p.add_argument("--parser", default="default", help="parser to score with: default | paper")
-    p.add_argument("--score-by", default="sum", choices=SCORE_BY,
-                   help="rank mode: summed (default) or per-token mean log-probability")
+    p.add_argument("--score-by", choices=SCORE_BY,
+                   help="rank mode: summed or per-token mean log-probability (default: the "
+                        "suite's own)")
     p.add_argument("--max-new-tokens", type=int)
     p.add_argument("--judge", metavar="SPEC",
                    help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
@@ -61,7 +62,7 @@ def add_run(sub: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
-    suites = args.suite or [api.default_suite(log=_err)]
+    suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = parse_model_args(args.model_args)
     if args.base_url:
@@ -166,6 +167,31 @@ def export_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- report ----------------------------------------------------------------------------------
+def add_report(sub: Any) -> None:
+    """``whatif report RUN_DIR ... --out DIR``."""
+    p = sub.add_parser("report", help="merge run folders into one set of tables and reports",
+                       description="Merge the results of several 'whatif run --out' folders "
+                       "(e.g. one per strategy or layout) into one results.json, tables and "
+                       "reports.")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.set_defaults(func=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """Merge runs, print the tables, write the reports."""
+    runs = [run for folder in args.runs for run in load_runs(folder)]
+    out = Path(args.out)
+    check_writable(out)
+    paths = api.write_outputs(out, runs)
+    for table in api.tables_for(runs):
+        print()
+        print(table.to_text())
+    print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
+    return 0
+
+
 # -- stats -----------------------------------------------------------------------------------
 def add_stats(sub: Any) -> None:
     """``whatif stats DATASET``."""
@@ -184,40 +210,6 @@ def stats_command(args: argparse.Namespace) -> int:
     for table in suite.stats(dataset, Path(args.plots) if args.plots else None):
         print(table.to_text())
         print()
-    return 0
-
-
-# -- report ----------------------------------------------------------------------------------
-def add_report(sub: Any) -> None:
-    """``whatif report RESULTS.json ... --out DIR``."""
-    p = sub.add_parser("report", help="one report over the runs of several results.json files",
-                       description="Merge the runs of several results.json files (e.g. the same "
-                       "model with two image layouts or strategies) into one set of tables.")
-    p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files or folders")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for the merged report")
-    p.set_defaults(func=report_command)
-
-
-def report_command(args: argparse.Namespace) -> int:
-    """Read runs back, print their tables, write the merged results and reports."""
-    runs: list[RunResult] = []
-    for name in args.results:
-        path = Path(name) / "results.json" if Path(name).is_dir() else Path(name)
-        try:
-            runs += [RunResult.from_json(r)
-                     for r in json.loads(path.read_text(encoding="utf-8"))["runs"]]
-        except OSError as exc:
-            raise WhatifError(f"Cannot read {path} ({exc.strerror or exc}); pass the "
-                              "results.json written by 'whatif run'.") from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise WhatifError(f"{path} is not a results.json written by 'whatif run' "
-                              f"({type(exc).__name__}: {exc}).") from None
-    check_writable(Path(args.out))
-    paths = api.write_outputs(Path(args.out), runs)
-    for table in api.tables_for(runs):
-        print()
-        print(table.to_text())
-    print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
     return 0
 
 

@@ -121,12 +121,19 @@ class RequestBuilder:
             text = f"{text}\n{COT_SUFFIX}"
         return text
 
+    def demo_answer(self, demo: Item) -> str:
+        """How a demonstration's correct answer is written: in rank mode the candidate the
+        evaluated item is scored on (the target's), otherwise the suite's ``answer_text``."""
+        if self.protocol.answer_mode == "rank" and demo.kind == "choice":
+            return self.suite.candidates(demo, self.protocol)[demo.target_index]
+        return self.suite.answer_text(demo)
+
     def build(self, item: Item, description: str | None = None) -> Request:
         """The request for one item (``description``: the CCoT first-stage output)."""
         turns: list[Turn] = []
         if self.protocol.strategy in ("one-shot", "one-shot-cot"):
             demo = self.demos[item.id]
-            answer = self.suite.answer_text(demo)
+            answer = self.demo_answer(demo)
             if self.protocol.strategy == "one-shot-cot":
                 reasoning = self.suite.explain(demo)
                 if not reasoning:
