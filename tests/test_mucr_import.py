@@ -111,7 +111,8 @@ def test_import_is_deterministic_and_seeded(tmp_path: Path) -> None:
         import_mucr(rel.jsonl, rel.images, tmp_path / name, seed=seed)
     a, b, c = [(tmp_path / n / "items.jsonl").read_bytes() for n in "abc"]
     assert a == b and a != c
-    assert (tmp_path / "a" / "card.json").read_bytes() == (tmp_path / "b" / "card.json").read_bytes()
+    card = "card.json"
+    assert (tmp_path / "a" / card).read_bytes() == (tmp_path / "b" / card).read_bytes()
     targets_a = [i.target for i in load_dataset(tmp_path / "a").items if i.group == "c2e"]
     targets_c = [i.target for i in load_dataset(tmp_path / "c").items if i.group == "c2e"]
     assert targets_a != targets_c
@@ -181,7 +182,8 @@ def test_malformed_line_and_bad_fields_all_reported(tmp_path: Path,
     assert "Traceback" not in err
 
 
-def test_duplicate_id_and_same_cue_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_duplicate_id_and_same_cue_twice(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
     records = make_records()
     records.append(dict(records[4]))
     records[0]["false_cue"][0] = records[0]["cue"].upper()
@@ -209,3 +211,12 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
         import_mucr(rel.jsonl, rel.images, tmp_path / "ds")
     import_mucr(rel.jsonl, rel.images, tmp_path / "ds", seed=3, overwrite=True)
     assert load_dataset(tmp_path / "ds").card.seed == 3
+
+
+def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rel = write_release(tmp_path / "release")
+    rel.jsonl.write_text("\n\n")
+    code = main(["import", "mucr", "--jsonl", str(rel.jsonl), "--images", str(rel.images),
+                 "--out", str(tmp_path / "ds")])
+    assert code == 2 and "holds no records" in capsys.readouterr().err
+    assert not (tmp_path / "ds").exists()

@@ -139,3 +139,16 @@ def test_suites_without_text_items_never_create_a_judge(tmp_path: Path) -> None:
     [run] = api.run_all([ds], ["builtin:random"], store=RunStore(tmp_path / "s.sqlite"),
                         options=RunOptions(progress=False, judge="no-such-judge"))
     assert "judge" not in run.spec
+
+
+def test_model_text_is_escaped_in_the_report(tmp_path: Path) -> None:
+    ds, truth = _dataset(tmp_path)
+    _script(ds, truth)
+    ScriptedModel.replies["4-exp"] = "1. <script>alert(1)</script>\n2. b\n3. c"
+    store = RunStore(tmp_path / "store.sqlite")
+    run = _run(ds, store)
+    store.close()
+    paths = api.write_outputs(tmp_path / "out", [run])
+    page = paths["report.html"].read_text()
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "judged score:</b> 9.00" in page  # pair 1's perfect explanation

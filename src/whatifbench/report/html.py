@@ -102,6 +102,8 @@ def _sample_html(s: Sample, thumb: str) -> str:
               ("extracted", str(s.prediction)), ("target", s.target)]
     if s.scores is not None:
         fields.append(("scores", ", ".join(f"{x:.3f}" for x in s.scores)))
+    if s.score is not None:
+        fields.append(("judged score", f"{s.score:.2f}"))
     if s.error:
         fields.append(("error", s.error))
     if s.flag:

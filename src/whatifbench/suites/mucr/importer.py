@@ -1,4 +1,4 @@
-"""``whatif import mucr``: the release's records + images → a MuCR dataset of four items per pair."""
+"""``whatif import mucr``: release records + images → a MuCR dataset of four items per pair."""
 
 from __future__ import annotations
 

@@ -79,7 +79,9 @@ def iter_objects(path: Path) -> list[tuple[int, Any, str | None]]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise WhatifError(f"The file {path} does not exist; pass the release's JSONL file.") from None
+        raise WhatifError(
+            f"The file {path} does not exist; pass the release's JSONL file."
+        ) from None
     except IsADirectoryError:
         raise WhatifError(f"{path} is a folder; pass the release's JSONL file.") from None
     except UnicodeDecodeError as exc:
