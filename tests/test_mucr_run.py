@@ -141,3 +141,10 @@ def test_builtin_model_and_stats(release: tuple[Path, Path], tmp_path: Path,
     assert "total               4      4      8" in out
     assert "c2e     25.0  25.0  25.0  25.0" in out
     assert (tmp_path / "plots" / "pairs_by_category.png").stat().st_size > 0
+
+
+def test_one_shot_cot_in_rank_mode(release: tuple[Path, Path], tmp_path: Path) -> None:
+    run = _run(release, tmp_path / "r", "--strategy", "one-shot-cot", "--answer-mode", "rank",
+               "--image-layout", "composite")
+    _perfect(run)
+    assert dict(PixelOracle.image_counts) == {"c2e": 2, "e2c": 2, "cue": 2, "exp": 2}
