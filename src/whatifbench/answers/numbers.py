@@ -30,7 +30,10 @@ _NONE = re.compile(r"\bnone\b|\bno\b(?!\s+(?:more|fewer|less|longer)\s+than\b)")
 _KEYED = re.compile(rf"\b(?:final answer|answer)\s*(?:is|would be|will be|:|=)?\s*[:=]?\s*"
                     rf"[\"'(*]*\s*({_DIGITS}|{_WORD})")
 _EQUATION = re.compile(rf"=\s*({_DIGITS}|{_WORD})")
-_IF_CLAUSE = re.compile(r"\bif\b[^,;:.!?\n]*(?:[,;:]|\bthen\b)?")
+_IF_CLAUSE = re.compile(
+    r"\bif\s+\S+[^,;:.!?\n]*?(?:[,;:]|\bthen\b|(?=[.!?\n]|$|\b(?:there|it|they|he|she|we|you|i|"
+    r"the answer)\s+(?:would|will|could|might|should|is|are|be)\b))")
+_NOT_A_COUNT = re.compile(r"\s+(?:(?:more|fewer|less)\s+than|of)\b")
 _NOBODY = re.compile(r"\bno[- ]one\b|\bnobody\b|\bnothing\b")
 _MARKUP = re.compile(r"[*_`#]+")
 _ABSTAIN = re.compile(r"\b(?:cannot|can't|can not|unable to|impossible to) (?:tell|determine|say|"
@@ -83,8 +86,8 @@ def extract_number(reply: str) -> Extraction:
                     rest)
     if lead:
         return _found(lead.group(1))
-    digits = [m.group(0) for m in re.finditer(_DIGITS, rest)]
-    words = [m.group(0) for m in re.finditer(_WORD, rest)]
+    digits = _candidates(_DIGITS, rest)
+    words = _candidates(_WORD, rest)
     found = digits or words
     if found:
         values = {number_value(f) for f in found}
@@ -95,6 +98,12 @@ def extract_number(reply: str) -> Extraction:
     if _NONE.search(rest):
         return Extraction("0")
     return Extraction(None, "no-answer")
+
+
+def _candidates(pattern: str, text: str) -> list[str]:
+    """Counts in ``text`` except comparisons (``one more than``) and partitives (``one of``)."""
+    return [m.group(0) for m in re.finditer(pattern, text)
+            if not _NOT_A_COUNT.match(text, m.end())]
 
 
 def _found(token: str, flag: str | None = None) -> Extraction:

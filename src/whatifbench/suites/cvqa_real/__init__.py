@@ -2,7 +2,9 @@
 LLM-assisted construction pipeline and its human-review sheet."""
 
 from whatifbench.suites.cvqa_real import (  # noqa: F401  (register the suite and the tools)
+    build,
     exporter,
     importer,
+    review,
     suite,
 )
