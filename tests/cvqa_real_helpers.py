@@ -18,7 +18,7 @@ PHOTO_SIDE = 96
 @functools.cache
 def photos() -> tuple[bytes, ...]:
     """JPEG bytes of real photographs from scikit-image and scikit-learn (offline)."""
-    import skimage.data as data
+    from skimage import data
     from sklearn.datasets import load_sample_images
 
     arrays: list[np.ndarray] = [getattr(data, name)() for name in

@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from cvqa_real_helpers import write_photos
@@ -53,7 +53,7 @@ class ScriptedBackend(Backend):
     """Answers each rewriting prompt from a script keyed by the original question."""
 
     calls = 0
-    failing: set[str] = set()
+    failing: ClassVar[set[str]] = set()
     """Questions whose call fails (as a server error would; not part of the cache key)."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
@@ -163,13 +163,13 @@ def test_build_drop_flagged_and_per_group(tmp_path: Path) -> None:
                            model=ScriptedBackend("test:scripted", {}), drop_flagged=True,
                            store=tmp_path / "s.sqlite")
     ds = load_dataset(tmp_path / "clean")
-    assert sorted(i.pair_id for i in ds.items if i.role == "original") == ["q1", "q5"]
+    assert sorted(str(i.pair_id) for i in ds.items if i.role == "original") == ["q1", "q5"]
     assert result.outcomes["flagged"] == 4
     one = build_dataset(tmp_path / "one", questions=q, annotations=a, images=coco,
                         model=ScriptedBackend("test:scripted", {}), per_group=1, seed=3,
                         store=tmp_path / "s.sqlite")
     assert one.card.counts["selected"] == 2
-    assert sorted({i.group for i in load_dataset(tmp_path / "one").items}) == ["boolean", "direct"]
+    assert sorted({str(i.group) for i in load_dataset(tmp_path / "one").items}) == ["boolean", "direct"]
 
 
 def test_failed_calls_stop_without_output_and_are_retried(tmp_path: Path) -> None:

@@ -110,7 +110,7 @@ def test_corrupt_image_is_reported(tmp_path: Path, shared_dir: Path, coco: Path,
 
 def test_malformed_rows_name_their_lines(tmp_path: Path, coco: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    img = sorted(p.name for p in coco.iterdir())[0]
+    img = min(p.name for p in coco.iterdir())
     bad = tmp_path / "bad.csv"
     bad.write_text(HEADER
                    + f'{img},"How many\nclocks?",1,How many clocks would there be if one fell?,0,'
@@ -138,7 +138,7 @@ def test_malformed_rows_name_their_lines(tmp_path: Path, coco: Path,
 
 
 def test_release_csv_reader_handles_quoting(tmp_path: Path, coco: Path) -> None:
-    img = sorted(p.name for p in coco.iterdir())[0]
+    img = min(p.name for p in coco.iterdir())
     path = tmp_path / "q.csv"
     with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")

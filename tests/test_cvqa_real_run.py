@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 from cvqa_real_helpers import sample_csv, sample_images, sample_rows
 
 from whatifbench.cli.main import main
-from whatifbench.core.dataset import load_dataset
+from whatifbench.core.card import Card
+from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request
+from whatifbench.models.base import Request, Response
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.report.datastats import words
 from whatifbench.suites.cvqa_real.importer import import_release
@@ -26,7 +27,7 @@ class VerboseBackend(ProgramBackend):
     def answer(self, item: Item, request: Request) -> str | None:
         return item.target
 
-    def generate(self, requests: Sequence[Request]):  # type: ignore[no-untyped-def]
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         for i, request in enumerate(requests):
             item = self._item(request)
             if item.kind == "number":
@@ -34,13 +35,7 @@ class VerboseBackend(ProgramBackend):
                 text = f"If 1 more were added there would be {item.target}"
             else:
                 text = "Yes." if item.target == "yes" else "It would not."
-            yield i, self._response(text)
-
-    @staticmethod
-    def _response(text: str):  # type: ignore[no-untyped-def]
-        from whatifbench.models.base import Response
-
-        return Response(text=text)
+            yield i, Response(text=text)
 
 
 register("backend", "test:verbose")(VerboseBackend)
@@ -63,7 +58,7 @@ def test_stats_on_the_sample(tmp_path: Path, sample_ds: Path, shared_dir: Path,
                                  for w in words(q)] for q in qs])
     tables = {t.title.split(": ", 1)[-1]: t for t in real_stats(ds, tmp_path / "plots",
                                                                tagger=fake)}
-    lengths = dict((r[0], r[1:]) for r in tables["mean question length (words)"].rows)
+    lengths = {r[0]: r[1:] for r in tables["mean question length (words)"].rows}
     rows = sample_rows(shared_dir)
     cf_words = [len(words(r["new query"])) for r in rows if r["type"] == "indirect"]
     assert lengths["indirect"][1] == f"{sum(cf_words) / len(cf_words):.2f}"
@@ -105,14 +100,8 @@ def test_counts_and_yes_no_share_reproduce_the_paper() -> None:
     counts = group_counts(items)
     assert (counts["total"], counts["numerical"], counts["direct"], counts["indirect"],
             counts["boolean"]) == (3144, 2014, 1150, 864, 1130)
-
-    class Fake:
-        root = Path(".")
-        card = type("C", (), {"name": "full"})()
-
-    fake = Fake()
-    fake.items = tuple(items)  # type: ignore[attr-defined]
-    table = yes_no_table(fake)  # type: ignore[arg-type]
+    full = Dataset(Path("."), Card("full", "cvqa-real", "1", {}, None), tuple(items), "")
+    table = yes_no_table(full)
     cf = next(r for r in table.rows if r[0] == "counterfactual")
     assert cf[3] == "55.13"  # C-VQA §3.4: "The percentage of 'no' is 55.13%"
 

@@ -219,18 +219,18 @@ def bias_tables(report: BiasReport) -> list[Table]:
     rows = tuple((s.model, s.subgroup, str(s.n_pairs), fmt(s.original_accuracy),
                   fmt(s.counterfactual_accuracy), fmt(s.diff),
                   f"[{fmt(s.diff_ci[0])}, {fmt(s.diff_ci[1])}]") for s in report.subgroups)
-    notes = (f"diff = original − counterfactual accuracy (points); 95% bootstrap intervals over "
-             f"pairs, seed {report.seed}.",
-             f"{report.ungrouped_pairs} evaluated pair(s) have no group; {report.unused_images} "
-             "image(s) of the groups file were not evaluated.")
+    notes = ((f"diff = original − counterfactual accuracy (points); 95% bootstrap intervals "
+              f"over pairs, seed {report.seed}."),
+             (f"{report.ungrouped_pairs} evaluated pair(s) have no group; "
+              f"{report.unused_images} image(s) of the groups file were not evaluated."))
     gap_rows = tuple((g.model, f"{g.first} − {g.second}", fmt(g.gap),
                       f"[{fmt(g.ci[0])}, {fmt(g.ci[1])}]") for g in report.gaps)
     return [Table("Bias: accuracy by image subgroup (C-VQA §4.3)",
                   ("model", "subgroup", "pairs", "orig", "cf", "diff", "diff 95% CI"), rows,
                   notes=notes),
             Table("Bias: gap between subgroups' diffs", ("model", "gap", "points", "95% CI"),
-                  gap_rows, notes=("A positive gap means the counterfactual premise costs the "
-                                   "model more on the first subgroup.",))]
+                  gap_rows, notes=(("A positive gap means the counterfactual premise costs "
+                                    "the model more on the first subgroup."),))]
 
 
 def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:

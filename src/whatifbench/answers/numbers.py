@@ -14,8 +14,9 @@ import re
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.think import strip_think
 
-UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-         "fifteen sixteen seventeen eighteen nineteen twenty").split()
+UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+         "eighteen", "nineteen", "twenty"]
 TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
         "ninety": 90}
 WORD_VALUES: dict[str, int] = {w: i for i, w in enumerate(UNITS)} | TENS

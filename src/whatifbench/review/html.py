@@ -70,11 +70,11 @@ tr.flagged{background:#fff4f0}.help{color:#666;font-size:.9rem;max-width:60rem}
 def thumbnail(path: Path) -> str:
     """An ``<img>`` with the image as an embedded JPEG (empty when it cannot be read)."""
     try:
-        with Image.open(path) as img:
-            img = img.convert("RGB")
-            img.thumbnail((THUMB, THUMB))
-            buf = io.BytesIO()
-            img.save(buf, format="JPEG", quality=80)
+        with Image.open(path) as source:
+            img = source.convert("RGB")
+        img.thumbnail((THUMB, THUMB))
+        buf = io.BytesIO()
+        img.save(buf, format="JPEG", quality=80)
     except OSError:
         return ""
     return f"<img alt='' src='data:image/jpeg;base64,{base64.b64encode(buf.getvalue()).decode()}'>"
@@ -93,13 +93,13 @@ def sheet_html(dataset: Dataset, reviewer: Reviewer, rows: Sequence[ReviewRow],
         f"<title>Review: {esc(dataset.card.name)}</title><style>{STYLE}</style></head>",
         f"<body data-csv-name='{esc(csv_name)}'>",
         f"<h1>Review sheet: {esc(dataset.card.name)}</h1>",
-        "<p class='help'>Set each row's decision: <b>accept</b> as is, <b>edit</b> (change the "
-        "cells), <b>reject</b> (leave out), or <b>new</b> for a row you add. Then press "
-        f"<i>Download CSV</i> and run <code>whatif review import {esc(str(dataset.root))} "
-        f"{esc(csv_name)} --out NEW_DATASET</code>.</p>",
+        ("<p class='help'>Set each row's decision: <b>accept</b> as is, <b>edit</b> (change "
+         "the cells), <b>reject</b> (leave out), or <b>new</b> for a row you add. Then press "
+         f"<i>Download CSV</i> and run <code>whatif review import {esc(str(dataset.root))} "
+         f"{esc(csv_name)} --out NEW_DATASET</code>.</p>"),
         "<p><button id='download'>Download CSV</button> <button id='add'>Add a row</button></p>",
-        f"<table id='sheet' data-columns='{esc(json.dumps(cols))}'><thead><tr><th>image</th>"
-        f"<th>key</th><th>decision</th>{heads}<th>comment</th></tr></thead><tbody>",
+        (f"<table id='sheet' data-columns='{esc(json.dumps(cols))}'><thead><tr><th>image</th>"
+         f"<th>key</th><th>decision</th>{heads}<th>comment</th></tr></thead><tbody>"),
         *body,
         "</tbody></table>",
         f"<template id='new-row'>{_row(dataset, reviewer, empty)}</template>",

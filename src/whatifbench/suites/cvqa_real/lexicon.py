@@ -64,7 +64,7 @@ def _spacy() -> tuple[str, Tagger] | None:
     try:
         import spacy
         nlp = spacy.load("en_core_web_sm", exclude=["parser", "ner", "lemmatizer"])
-    except Exception:  # not installed, or the pipeline package is absent
+    except (ImportError, OSError, ValueError):  # not installed, or no en_core_web_sm
         return None
 
     def tag(questions: Sequence[str]) -> list[list[tuple[str, str]]]:
@@ -78,7 +78,7 @@ def _nltk() -> tuple[str, Tagger] | None:
     try:
         import nltk
         nltk.pos_tag(["test"])
-    except Exception:  # not installed, or its tagger data is not on disk
+    except (ImportError, LookupError):  # not installed, or its tagger data is not on disk
         return None
 
     def tag(questions: Sequence[str]) -> list[list[tuple[str, str]]]:

@@ -99,8 +99,8 @@ def lexicon_table(dataset: Dataset, tagger: tuple[str, Tagger] | None) -> Table:
             ("type-token ratio (counterfactual questions)", f"{type_token_ratio(cf):.4f}")]
     notes: tuple[str, ...]
     if tagger is None:
-        notes = ("Noun/verb ratios need an offline POS tagger: install spaCy with its "
-                 "en_core_web_sm pipeline, or NLTK with its perceptron tagger data.",)
+        notes = (("Noun/verb ratios need an offline POS tagger: install spaCy with its "
+                  "en_core_web_sm pipeline, or NLTK with its perceptron tagger data."),)
     else:
         r = pos_ratios(every, tagger[1], tagger[0])
         rows += [("noun types / noun tokens", f"{r.noun_types_per_noun_token:.4f}"),
