@@ -186,6 +186,11 @@ def test_html_csv_quoting_reads_back_in_python(tmp_path: Path) -> None:
     out = subprocess.run(["node", "-e", script], capture_output=True, check=True, timeout=30)
     text = out.stdout.decode("utf-8")
     assert list(csv.reader(io.StringIO(text, newline=""), strict=True)) == [values]
+    # The page's whole script is valid JavaScript.
+    page = export_review(built_dataset(tmp_path), tmp_path / "s.html").read_text()
+    script = page[page.index("<script>") + 8:page.index("</script>")]
+    (tmp_path / "page.js").write_text(script, encoding="utf-8")
+    subprocess.run(["node", "--check", str(tmp_path / "page.js")], check=True, timeout=30)
 
 
 def test_review_hook_dispatches_by_card(tmp_path: Path) -> None:
