@@ -33,14 +33,18 @@ def make_run(folder: Path, with_image: bool = True) -> Path:
             item_id = f"{pair}-{role[:3]}"
             meta = {"image": image} if with_image else {}
             lines.append({"dataset": "d", "model": model, "item_id": item_id, "pair_id": pair,
-                          "role": role, "correct": ok, "meta": meta})
+                          "role": role, "group": "direct", "question": "q", "prompt": "q",
+                          "target": "1", "response": "1", "scores": None, "prediction": "1",
+                          "correct": ok, "unparsed": False, "flag": None, "error": None,
+                          "parses": {}, "meta": meta})
             items.append({"id": item_id, "images": [f"images/{image}"]})
     (folder / "samples.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     data = folder / "dataset"
     data.mkdir()
     (data / "items.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items))
     (folder / "results.json").write_text(json.dumps({"runs": [
-        {"dataset": "d", "model": m, "spec": {"dataset": {"path": str(data)}}} for m in "AB"]}))
+        {"suite": "cvqa-real", "dataset": "d", "model": m, "n_items": 32, "metrics": {},
+         "spec": {"dataset": {"path": str(data)}}} for m in "AB"]}))
     return folder
 
 
@@ -104,4 +108,4 @@ def test_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(WhatifError, match="No image of the run"):
         analyze_bias(run, tmp_path / "none.csv")
     assert main(["analyze", "bias", str(tmp_path), "--groups", str(tmp_path / "none.csv")]) == 2
-    assert "has no samples.jsonl" in capsys.readouterr().err
+    assert "holds no results.json" in capsys.readouterr().err

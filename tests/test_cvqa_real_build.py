@@ -169,7 +169,8 @@ def test_build_drop_flagged_and_per_group(tmp_path: Path) -> None:
                         model=ScriptedBackend("test:scripted", {}), per_group=1, seed=3,
                         store=tmp_path / "s.sqlite")
     assert one.card.counts["selected"] == 2
-    assert sorted({str(i.group) for i in load_dataset(tmp_path / "one").items}) == ["boolean", "direct"]
+    groups = sorted({str(i.group) for i in load_dataset(tmp_path / "one").items})
+    assert groups == ["boolean", "direct"]
 
 
 def test_failed_calls_stop_without_output_and_are_retried(tmp_path: Path) -> None:

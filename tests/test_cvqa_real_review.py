@@ -70,7 +70,8 @@ def test_export_csv_and_apply_decisions(tmp_path: Path, sample_ds: Path) -> None
     pairs = new.pairs()
     assert "real-00001" not in pairs and len(pairs) == 36
     edited = {i.role: i for i in pairs["real-00015"]}
-    assert edited["counterfactual"].target == "4" and edited["original"].target == rows[14]["answer"]
+    assert edited["counterfactual"].target == "4"
+    assert edited["original"].target == rows[14]["answer"]
     assert edited["counterfactual"].provenance["review"]["changed"] == {"new_answer": ["3", "4"]}
     assert edited["counterfactual"].meta["review"]["comment"] == "recounted"
     hand = {i.role: i for i in pairs["hand-0001"]}

@@ -16,11 +16,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from whatifbench.core.dataset import iter_jsonl, problems_message
 from whatifbench.core.fsutil import ensure_dir, write_text_atomic
+from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import (
     BOOTSTRAP_SAMPLES,
@@ -29,6 +31,7 @@ from whatifbench.metrics.stats import (
     stratified_bootstrap_ci,
 )
 from whatifbench.report.table import Table, fmt
+from whatifbench.runner.results import load_runs
 
 
 @dataclass(frozen=True)
@@ -121,51 +124,43 @@ def read_groups(path: Path) -> dict[str, str]:
 
 def run_pairs(run: Path) -> dict[tuple[str, str], list[tuple[str, bool, bool]]]:
     """Per (dataset, model): ``(image, original right, counterfactual right)`` per full pair."""
-    samples = run / "samples.jsonl"
-    if not samples.is_file():
-        raise WhatifError(f"{run} has no samples.jsonl; pass the --out folder of 'whatif run'.")
-    images = _dataset_images(run)
-    found: dict[tuple[str, str, str], dict[str, dict]] = {}
-    for lineno, obj in iter_jsonl(samples):
-        if not isinstance(obj, dict) or obj.get("pair_id") is None:
-            continue
-        key = (str(obj.get("dataset")), str(obj.get("model")), str(obj["pair_id"]))
-        found.setdefault(key, {})[str(obj.get("role"))] = obj | {"_line": lineno}
     out: dict[tuple[str, str], list[tuple[str, bool, bool]]] = {}
-    for (dataset, model, pair_id), roles in found.items():
-        first = roles.get("original") or roles.get("basic")
-        cf = roles.get("counterfactual")
-        if first is None or cf is None:
-            continue
-        image = ((first.get("meta") or {}).get("image")
-                 or images.get((dataset, str(first.get("item_id")))))
-        if not image:
-            raise WhatifError(f"{samples}:{first['_line']}: the samples of pair {pair_id} carry "
-                              "no image name (meta.image) and the run's dataset is not at hand "
-                              "to look it up.")
-        out.setdefault((dataset, model), []).append(
-            (Path(str(image)).name, bool(first.get("correct")), bool(cf.get("correct"))))
-    if not out:
-        raise WhatifError(f"{samples} holds no complete original/counterfactual pairs.")
-    return out
+    for result in load_runs(run):
+        by_pair: dict[str, dict[str, Sample]] = {}
+        for s in result.samples:
+            if s.pair_id is not None and s.role is not None:
+                by_pair.setdefault(s.pair_id, {})[s.role] = s
+        images: dict[str, str] | None = None
+        rows = out.setdefault((result.dataset, result.model), [])
+        for pair_id, roles in by_pair.items():
+            first = roles.get("original") or roles.get("basic")
+            cf = roles.get("counterfactual")
+            if first is None or cf is None:
+                continue
+            image = first.meta.get("image")
+            if not image:
+                images = images if images is not None else _dataset_images(result.spec)
+                image = images.get(first.item_id)
+            if not image:
+                raise WhatifError(
+                    f"The samples of pair {pair_id} ({result.model} on {result.dataset}) in "
+                    f"{run} carry no image name (meta.image) and the run's dataset is not at "
+                    "hand to look it up.")
+            rows.append((Path(str(image)).name, first.correct, cf.correct))
+    if not any(out.values()):
+        raise WhatifError(f"The run folder {run} holds no complete original/counterfactual "
+                          "pairs (samples.jsonl).")
+    return {k: v for k, v in out.items() if v}
 
 
-def _dataset_images(run: Path) -> dict[tuple[str, str], str]:
-    """``(dataset, item id) → first image`` from the datasets named in ``results.json``."""
-    results = run / "results.json"
-    out: dict[tuple[str, str], str] = {}
-    if not results.is_file():
-        return out
-    try:
-        runs = json.loads(results.read_text(encoding="utf-8")).get("runs", [])
-    except (ValueError, AttributeError):
-        return out
-    for r in runs:
-        path = Path(str(r.get("spec", {}).get("dataset", {}).get("path", ""))) / "items.jsonl"
-        if path.is_file():
-            for _, item in iter_jsonl(path):
-                if isinstance(item, dict) and item.get("images"):
-                    out[(str(r.get("dataset")), str(item.get("id")))] = str(item["images"][0])
+def _dataset_images(spec: dict[str, Any]) -> dict[str, str]:
+    """``item id → first image`` from the dataset a run's spec names (empty if it is gone)."""
+    path = Path(str(spec.get("dataset", {}).get("path", ""))) / "items.jsonl"
+    out: dict[str, str] = {}
+    if path.is_file():
+        for _, item in iter_jsonl(path):
+            if isinstance(item, dict) and item.get("images"):
+                out[str(item.get("id"))] = str(item["images"][0])
     return out
 
 

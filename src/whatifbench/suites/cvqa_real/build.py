@@ -157,9 +157,9 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
     failed = [(c, r.error) for c, r in zip(chosen, fetched.responses, strict=True) if r.error]
     if failed:
         raise WhatifError(
-            f"{len(failed)} of {len(chosen)} model calls failed (question {failed[0][0].question_id}"
-            f": {failed[0][1]}). Every reply received so far is saved in the run store; run the "
-            "same command again to retry the failed calls.")
+            f"{len(failed)} of {len(chosen)} model calls failed (question "
+            f"{failed[0][0].question_id}: {failed[0][1]}). Every reply received so far is "
+            "saved in the run store; run the same command again to retry the failed calls.")
     params = {"vqa_questions": Path(questions).name,
               "vqa_questions_sha256": sha256_file(Path(questions)),
               "vqa_annotations": Path(annotations).name,

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the prompts are verbatim; their long lines are the paper's)
 """The chain-of-thought prompts C-VQA used to have ChatGPT write counterfactual questions.
 
 Verbatim from C-VQA Appendix B (B.1 numerical direct group, B.2 boolean group, typos such as

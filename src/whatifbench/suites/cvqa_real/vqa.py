@@ -59,7 +59,8 @@ def _read_json(path: Path, what: str) -> Any:
     except FileNotFoundError:
         raise WhatifError(f"The {what} file {path} does not exist; check the path.") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WhatifError(f"{path} is not a JSON file ({exc}); pass the VQAv2 {what} JSON.") from None
+        raise WhatifError(f"{path} is not a JSON file ({exc}); pass the VQAv2 {what} "
+                          "JSON.") from None
 
 
 def load_questions(path: Path) -> tuple[list[dict[str, Any]], str]:
