@@ -18,6 +18,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Request, Response
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cvqa_real.build import build_dataset
+from whatifbench.suites.cvqa_real.exporter import export_release
 from whatifbench.suites.cvqa_real.llm_prompts import BOOLEAN, NUMERICAL_DIRECT
 
 REPLIES = {
@@ -149,6 +150,11 @@ def test_build_verifies_flags_and_resumes(tmp_path: Path) -> None:
     assert "no 'Step1'" in malformed[0]["reason"]
     assert ds.card.counts["outcomes"] == {"auto-verified": 2, "flagged": 4, "malformed": 1}
     assert ds.card.counts["qualified_questions"] == 8 and ds.card.counts["with_image"] == 7
+    # The built dataset exports in the release format.
+    rows = (export_release(ds, tmp_path / "release")).read_text(encoding="utf-8").splitlines()
+    assert rows[0] == "img_path,query,answer,new query,new answer,type" and len(rows) == 7
+    assert rows[1] == ("COCO_val2014_000000000011.jpg,How many birds are there?,3,"
+                       "How many birds would there be if 2 more birds came?,5,direct")
     # A repeat is served by the run store and writes identical bytes.
     again = build_dataset(tmp_path / "again", questions=q, annotations=a, images=coco,
                           model="test:scripted", store=store)

@@ -29,7 +29,7 @@ NUMBER = re.compile(rf"{_DIGITS}|{_WORD}")
 
 _NONE = re.compile(r"\bnone\b|\bno\b(?!\s+(?:more|fewer|less|longer)\s+than\b)")
 _KEYED = re.compile(rf"\b(?:final answer|answer)\s*(?:is|would be|will be|:|=)?\s*[:=]?\s*"
-                    rf"[\"'(*]*\s*({_DIGITS}|{_WORD})")
+                    rf"[\"'(*]*\s*({_DIGITS}|{_WORD})(?!\s*[-+*/×÷]\s*\d)")
 _EQUATION = re.compile(rf"=\s*({_DIGITS}|{_WORD})")
 _IF_CLAUSE = re.compile(
     r"\bif\s+\S+[^,;:.!?\n]*?(?:[,;:]|\bthen\b|(?=[.!?\n]|$|\b(?:there|it|they|he|she|we|you|i|"

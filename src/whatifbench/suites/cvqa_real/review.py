@@ -104,7 +104,9 @@ class CvqaRealReviewer(Reviewer):
                               "write.")
         with DatasetWriter(out, overwrite) as writer:
             for rel in dict.fromkeys(i.images[0] for i in kept):
-                writer.add_image(rel.split("/", 1)[1], dataset.image_path(rel).read_bytes())
+                dest = writer.stage / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(dataset.image_path(rel).read_bytes())
             writer.add_items(kept)
             card = dataset.card
             return writer.finish(
