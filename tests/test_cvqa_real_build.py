@@ -206,6 +206,11 @@ def test_build_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[
                  "--out", str(tmp_path / "cli"), "--no-progress"])
     err = capsys.readouterr().err
     assert code == 0 and "2 pass every check, 4 flagged, 1 malformed" in err
+    ScriptedBackend.calls = 0
+    code = main(["build", "cvqa-real", "--vqa-questions", str(q), "--vqa-annotations", str(a),
+                 "--images", str(coco), "--model", "test:scripted", "--out", str(tmp_path / "cli")])
+    assert code == 2 and "already exists" in capsys.readouterr().err
+    assert ScriptedBackend.calls == 0
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     code = main(["build", "cvqa-real", "--vqa-questions", str(tmp_path / "bad.json"),
                  "--vqa-annotations", str(a), "--images", str(coco), "--model", "test:scripted",

@@ -61,7 +61,9 @@ document.getElementById("add").addEventListener("click", () => {
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5rem;color:#222}
 table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3rem;vertical-align:top}
-th{background:#f4f4f4;position:sticky;top:0}td.ro{font-size:.85rem;color:#555;max-width:18rem}
+th{background:#f4f4f4;position:sticky;top:0}
+td.ro{font-size:.85rem;color:#555;min-width:10rem;max-width:18rem}
+textarea[data-col=image]{width:11rem;font-size:.8rem}
 textarea{width:16rem;min-height:3.2rem;font:inherit}textarea.short{width:6rem;min-height:1.6rem}
 tr.flagged{background:#fff4f0}.help{color:#666;font-size:.9rem;max-width:60rem}
 """

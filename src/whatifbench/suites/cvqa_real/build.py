@@ -126,6 +126,9 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
     images = Path(images)
     if not images.is_dir():
         raise WhatifError(f"The images folder {images} does not exist; pass --images.")
+    if Path(out).is_dir() and any(Path(out).iterdir()) and not overwrite:
+        raise WhatifError(f"The output folder {out} already exists and is not empty; choose a "
+                          "new folder or pass --overwrite (checked before any model call).")
     qs, subtype = vqa.load_questions(Path(questions))
     anns = vqa.load_annotations(Path(annotations))
     qualified = vqa.select(qs, anns, subtype, min_agreement, groups)
