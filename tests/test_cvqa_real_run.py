@@ -161,7 +161,7 @@ def test_cot_strategy_and_seeded_subset(tmp_path: Path, sample_ds: Path) -> None
     assert run["spec"]["protocol"]["strategy"] == "cot"
     assert run["metrics"]["n_pairs"] == 9 and run["n_items"] == 18
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
-    assert all(s["prompt"].endswith("single word or phrase.\nLet's think step by step.")
+    assert all(s["prompt"].endswith("single word or phrase.\nLet's think step by step:")
                for s in samples)
     again = tmp_path / "cot2"
     assert main(["run", "--suite", str(sample_ds), "--model", "builtin:constant", "--prompt",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice, letter_for
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import COT_SUFFIX, Protocol
 from whatifbench.errors import WhatifError
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ class Suite(ABC):
     """Parsers available for ``--parser`` (and all reported)."""
     prompts: tuple[str, ...] = ("default",)
     """Prompt variants available for ``--prompt``."""
+    cot_suffix = COT_SUFFIX
+    """Appended to the question by ``--strategy cot``."""
 
     def check_protocol(self, protocol: Protocol) -> None:
         """Reject prompt or parser names this suite does not offer."""

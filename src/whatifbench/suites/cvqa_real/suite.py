@@ -26,7 +26,7 @@ from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.metrics.stats import percent
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
-from whatifbench.suites.cvqa.prompts import paper_prompt
+from whatifbench.suites.cvqa.prompts import COT_SUFFIX, paper_prompt
 from whatifbench.suites.cvqa.tables import paired_table
 from whatifbench.suites.cvqa_real.paper_parser import paper_boolean, paper_number
 
@@ -47,6 +47,7 @@ class CvqaRealSuite(Suite):
 
     name = "cvqa-real"
     prompts = ("default", "paper")
+    cot_suffix = COT_SUFFIX
     parsers = PARSERS
 
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
