@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -52,6 +55,20 @@ def test_build_is_deterministic(tmp_path: Path, inputs: tuple) -> None:
     build_cello(sg, images, tmp_path / "c", per_task=3, seed=5)       # sizes from the files
     assert (tmp_path / "c" / "items.jsonl").read_bytes() == \
         (tmp_path / "a" / "items.jsonl").read_bytes()
+
+
+def test_build_is_byte_identical_across_processes(tmp_path: Path, inputs: tuple) -> None:
+    sg, data, images = inputs
+    src = Path(__file__).resolve().parents[1] / "src"
+    for k, hash_seed in enumerate(("1", "2")):
+        subprocess.run(
+            [sys.executable, "-m", "whatifbench", "build", "cello", "--scene-graphs", str(sg),
+             "--images", str(images), "--image-data", str(data), "--out", str(tmp_path / str(k)),
+             "--per-task", "3"],
+            env={**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": hash_seed},
+            check=True, capture_output=True)
+    for name in ("items.jsonl", "card.json"):
+        assert (tmp_path / "0" / name).read_bytes() == (tmp_path / "1" / name).read_bytes()
 
 
 def test_built_items(tmp_path: Path, inputs: tuple) -> None:

@@ -77,14 +77,17 @@ class TaskType(ABC):
             yield dict(zip(self.slot_names, nodes, strict=True))
 
     @abstractmethod
-    def frame(self, match: Match, graph: nx.DiGraph, slots: Slots) -> Frame | None:
-        """The frame for one filling, or ``None`` when the rule gives no well-posed question."""
+    def frame(self, match: Match, graph: nx.DiGraph, sub: nx.DiGraph,
+              slots: Slots) -> Frame | None:
+        """The frame for one filling (``sub``: the matched template, ``graph``: the whole causal
+        graph), or ``None`` when the rule gives no well-posed question."""
 
     def frames(self, match: Match, graph: nx.DiGraph) -> list[Frame]:
         """Every well-posed frame of this task on a match (``graph``: the whole causal graph)."""
         if match.graph_type not in self.graph_types:
             return []
-        found = (self.frame(match, graph, slots) for slots in self.assignments(match))
+        sub = match.subgraph(graph)
+        found = (self.frame(match, graph, sub, slots) for slots in self.assignments(match))
         return [f for f in found if f is not None]
 
 
@@ -102,9 +105,9 @@ class MultipleChoiceTask(TaskType):
         named = set(slots.values())
         return [(n,) for n in match.nodes if n not in named]
 
-    def frame(self, match: Match, graph: nx.DiGraph, slots: Slots) -> Frame | None:
+    def frame(self, match: Match, graph: nx.DiGraph, sub: nx.DiGraph,
+              slots: Slots) -> Frame | None:
         options = self.graph_options(match, slots)
-        sub = match.subgraph(graph)
         truth = [self.holds(sub, slots, o) for o in options]
         if len(options) < 2 or sum(truth) != 1:
             return None
@@ -129,8 +132,8 @@ class BinaryTask(TaskType):
     def affected(self, graph: nx.DiGraph, slots: Slots) -> bool:
         """The structural answer: the asked-about change happens."""
 
-    def frame(self, match: Match, graph: nx.DiGraph, slots: Slots) -> Frame | None:
-        sub = match.subgraph(graph)
+    def frame(self, match: Match, graph: nx.DiGraph, sub: nx.DiGraph,
+              slots: Slots) -> Frame | None:
         if not self.admits(sub, slots):
             return None
         outcome = self.affected(sub, slots)

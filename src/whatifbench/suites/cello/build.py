@@ -50,7 +50,7 @@ def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
     }
     provenance = {**q.provenance, "seed": seed, "version": VERSION,
                   "template_question": q.template_text}
-    return Item(id=f"cello-{data_id:05d}", images=(image,), question=q.text, kind="choice",
+    return Item(id=f"cello-{data_id}", images=(image,), question=q.text, kind="choice",
                 target=q.options[q.answer_index], choices=q.options, group=q.task_type,
                 meta=meta, provenance=provenance)
 

@@ -31,6 +31,13 @@ class CelloSuite(Suite):
     parsers = ("default", "paper")
     subsets = ("paper",)
 
+    def check_protocol(self, protocol: Protocol) -> None:
+        """Also reject ``paper:<family>``: the release has one prompt for every model."""
+        super().check_protocol(protocol)
+        if protocol.prompt.startswith("paper:"):
+            raise WhatifError(f"CELLO's paper prompt has no model families ({protocol.prompt!r}); "
+                              "use --prompt paper.")
+
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
         """Ours: question, lettered options, a letter instruction; or the release's prompt."""
         if protocol.prompt == "paper":
