@@ -11,12 +11,13 @@ from typing import Any
 from whatifbench import api
 from whatifbench.causal.coverage import scene_graph_stats
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
 from whatifbench.runner.backends import parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.results import RunResult, load_runs
 from whatifbench.runner.store import RunStore
 
 
@@ -48,8 +49,9 @@ def add_run(sub: Any) -> None:
     p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
     p.add_argument("--image-layout", default="multi", choices=LAYOUTS)
     p.add_argument("--parser", default="default", help="parser to score with: default | paper")
-    p.add_argument("--score-by", default="sum", choices=SCORE_BY,
-                   help="rank mode: summed (default) or per-token mean log-probability")
+    p.add_argument("--score-by", choices=SCORE_BY,
+                   help="rank mode: summed or per-token mean log-probability (default: the "
+                        "suite's own)")
     p.add_argument("--max-new-tokens", type=int)
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -70,7 +72,7 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
-    suites = args.suite or [api.default_suite(log=_err)]
+    suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = parse_model_args(args.model_args)
     if args.base_url:
@@ -81,6 +83,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress)
     out = Path(args.out) if args.out else Path("whatif-out") / time.strftime("run-%Y%m%d-%H%M%S")
+    check_writable(out)
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
@@ -102,6 +105,22 @@ def run_command(args: argparse.Namespace) -> int:
         _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
              "to retry them.")
     return 0
+
+
+def check_writable(out: Path) -> None:
+    """Fail before any work when the output folder cannot be created or written."""
+    if out.exists() and not out.is_dir():
+        raise WhatifError(f"The output path {out} is a file; pass a folder to --out.")
+    ensure_dir(out)
+    probe = out / ".whatif-write-test"
+    try:
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise WhatifError(
+            f"Cannot write into the output folder {out} ({exc.strerror or exc}); choose a "
+            "folder you can write to."
+        ) from None
 
 
 # -- generate / import / build ---------------------------------------------------------------
@@ -154,6 +173,31 @@ def export_command(args: argparse.Namespace) -> int:
     tool = lookup("exporter", args.format).obj
     tool.run(args)
     print(f"Wrote {args.format} to {args.out}")
+    return 0
+
+
+# -- report ----------------------------------------------------------------------------------
+def add_report(sub: Any) -> None:
+    """``whatif report RUN_DIR ... --out DIR``."""
+    p = sub.add_parser("report", help="merge run folders into one set of tables and reports",
+                       description="Merge the results of several 'whatif run --out' folders "
+                       "(e.g. one per strategy or layout) into one results.json, tables and "
+                       "reports.")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.set_defaults(func=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """Merge runs, print the tables, write the reports."""
+    runs = [run for folder in args.runs for run in load_runs(folder)]
+    out = Path(args.out)
+    check_writable(out)
+    paths = api.write_outputs(out, runs)
+    for table in api.tables_for(runs):
+        print()
+        print(table.to_text())
+    print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
     return 0
 
 

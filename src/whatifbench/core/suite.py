@@ -72,6 +72,8 @@ class Suite(ABC):
 
     name = "suite"
     default_answer_mode = "generate"
+    default_score_by = "sum"
+    """Rank mode default: ``sum`` or per-token ``mean`` log-probability of a candidate."""
     parsers: tuple[str, ...] = ("default",)
     """Parsers available for ``--parser`` (and all reported)."""
     prompts: tuple[str, ...] = ("default",)

@@ -70,7 +70,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
-    protocol = protocol.resolved(suite.default_answer_mode)
+    protocol = protocol.resolved(suite.default_answer_mode, suite.default_score_by)
     suite.check_protocol(protocol)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:

@@ -94,10 +94,16 @@ class RequestBuilder:
         self.demos = demos or {}
 
     def _images(self, item: Item) -> list[Part]:
+        """Image parts; items with ``meta["image_labels"]`` get each label before its image
+        (``multi``) or drawn on its tile (``composite``)."""
         paths = [str(self.dataset.image_path(rel)) for rel in item.images]
+        labels = item.meta.get("image_labels")
         if self.protocol.image_layout == "composite" and len(paths) > 1:
-            labels = item.meta.get("image_labels") or [f"Image {i + 1}" for i in range(len(paths))]
-            paths = [composite_file(paths, labels)]
+            tiles = labels or [f"Image {i + 1}" for i in range(len(paths))]
+            return [Part(image=composite_file(paths, tiles))]
+        if labels and len(labels) == len(paths):
+            return [part for label, path in zip(labels, paths, strict=True)
+                    for part in (Part(text=f"{label}:"), Part(image=path))]
         return [Part(image=p) for p in paths]
 
     def _user(self, item: Item, text: str) -> Turn:
@@ -110,12 +116,19 @@ class RequestBuilder:
             text = f"{text}\n{COT_SUFFIX}"
         return text
 
+    def demo_answer(self, demo: Item) -> str:
+        """How a demonstration's correct answer is written: in rank mode the candidate the
+        evaluated item is scored on (the target's), otherwise the suite's ``answer_text``."""
+        if self.protocol.answer_mode == "rank" and demo.kind == "choice":
+            return self.suite.candidates(demo, self.protocol)[demo.target_index]
+        return self.suite.answer_text(demo)
+
     def build(self, item: Item, description: str | None = None) -> Request:
         """The request for one item (``description``: the CCoT first-stage output)."""
         turns: list[Turn] = []
         if self.protocol.strategy in ("one-shot", "one-shot-cot"):
             demo = self.demos[item.id]
-            answer = self.suite.answer_text(demo)
+            answer = self.demo_answer(demo)
             if self.protocol.strategy == "one-shot-cot":
                 reasoning = self.suite.explain(demo)
                 if not reasoning:
