@@ -160,6 +160,10 @@ def test_stats_on_dataset_and_input(tmp_path: Path, inputs: tuple,
         assert re.search(r"confounding\s+1\s+1", out)
 
 
+def test_stats_needs_a_source(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "needs a DATASET folder or --scene-graphs FILE" in _fails(["stats"], capsys)
+
+
 def test_scene_graphs_without_image_are_skipped(tmp_path: Path, inputs: tuple) -> None:
     sg, data, images = inputs
     (images / "1005.jpg").unlink()

@@ -186,7 +186,8 @@ def test_bad_release_files(tmp_path: Path, example: dict,
 
 def test_repeated_data_ids_keep_every_record(tmp_path: Path) -> None:
     write_images(tmp_path / "img", [1])
-    src = _jsonl(tmp_path / "r.jsonl", [_record("collider_bias", 3), _record("sufficient_cause", 3)])
+    src = _jsonl(tmp_path / "r.jsonl",
+                 [_record("collider_bias", 3), _record("sufficient_cause", 3)])
     assert main(["import", "cello", "--jsonl", str(src), "--images", str(tmp_path / "img"),
                  "--out", str(tmp_path / "ds")]) == 0
     ds = load_dataset(tmp_path / "ds")
@@ -220,6 +221,21 @@ def test_paper_prompt_and_prefix(tmp_path: Path, example: dict) -> None:
     result = json.loads((tmp_path / "paper" / "results.json").read_text())["runs"][0]
     assert result["metrics"]["accuracy"] == 100.0
     assert result["metrics"]["parser_agreement"] == 100.0
+    assert main(["run", "--suite", str(tmp_path / "ds"), "--model", "test:recorder",
+                 "--prompt", "paper:llava", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+
+
+def test_paper_rank_mode_scores_letters_after_the_phrase(tmp_path: Path, example: dict) -> None:
+    write_images(tmp_path / "img", [example["img_id"]])
+    src = _jsonl(tmp_path / "r.jsonl", [example])
+    main(["import", "cello", "--jsonl", str(src), "--images", str(tmp_path / "img"),
+          "--out", str(tmp_path / "ds")])
+    out = tmp_path / "rank"
+    assert main(["run", "--suite", str(tmp_path / "ds"), "--model", "test:kind", "-M",
+                 "kind=correct", "--prompt", "paper", "--answer-mode", "rank", "--out", str(out),
+                 "--no-progress"]) == 0
+    (sample,) = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert sample["correct"] and sample["scores"] == [-1.0, 0.0]
 
 
 def test_subset_paper_is_the_release_sampling(tmp_path: Path,

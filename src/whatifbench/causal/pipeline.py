@@ -3,7 +3,8 @@
 Deterministic for a seed: scenes are visited in a seeded order until every task has
 ``OVERSAMPLE × per_task`` candidate frames (at most ``PER_IMAGE`` per image, task and graph
 type); each task then takes candidates round-robin over its strata (graph type, and for Yes/No
-tasks whether the asked-about change happens; strata in a seeded order) and keeps the first ``per_task`` that assemble.
+tasks whether the asked-about change happens; strata in a seeded order) and keeps the first
+``per_task`` that assemble.
 Correct-option positions and Yes/No answers follow seeded balanced blocks.
 """
 

@@ -5,7 +5,8 @@ A causal edge points from the supporting object to the supported one (``horse ON
 stability depends on its supporter. Predicates are normalised before lookup (case, whitespace,
 punctuation, leading ``is``/``are``, articles) and the first word's inflection is folded
 (``holds``/``holding`` → ``hold``, ``riding`` → ``ride``, ``parked`` → ``park``, ``carries`` →
-``carry``). Predicates not in ``TABLE`` are ignored and counted (``whatif stats scene_graphs.json``).
+``carry``). Predicates not in ``TABLE`` are ignored and counted
+(``whatif stats scene_graphs.json``).
 """
 
 from __future__ import annotations

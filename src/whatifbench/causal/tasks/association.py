@@ -19,9 +19,9 @@ class ColliderBias(MultipleChoiceTask):
     rung = "association"
     graph_types = ("collision",)
     slot_names = ("A", "C")
-    templates: ClassVar[dict[str, str]] = {"": "Which of the following is unrelated to {A_pos} stability in general, but "
-                     "becomes linked to it once we only look at cases in which {C} {C_be} "
-                     "steady?"}
+    templates: ClassVar[dict[str, str]] = {
+        "": "Which of the following is unrelated to {A_pos} stability in general, but becomes "
+            "linked to it once we only look at cases in which {C} {C_be} steady?"}
     rule = ("The other cause of the collider C: independent of A (d-separated given nothing) "
             "but dependent on A once C is conditioned on. The collider itself, related to A "
             "anyway, is the graph distractor.")

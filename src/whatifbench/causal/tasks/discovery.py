@@ -18,7 +18,8 @@ class CausalityIdentification(MultipleChoiceTask):
     rung = "discovery"
     graph_types = ("chain", "confounding")
     slot_names = ("Y",)
-    templates: ClassVar[dict[str, str]] = {"": "Which of the following elements is crucial for {Y_pos} stability?"}
+    templates: ClassVar[dict[str, str]] = {
+        "": "Which of the following elements is crucial for {Y_pos} stability?"}
     rule = ("The option whose removal would make Y fall: Y's only (direct or indirect) support "
             "among the options; Y must have exactly one such support.")
 
@@ -52,7 +53,8 @@ class AbstractReasoning(MultipleChoiceTask):
     rung = "discovery"
     graph_types = ("chain",)
     slot_names = ("X",)
-    templates: ClassVar[dict[str, str]] = {"": "What is indirectly influenced by {X_pos} stability?"}
+    templates: ClassVar[dict[str, str]] = {
+        "": "What is indirectly influenced by {X_pos} stability?"}
     rule = ("An indirect effect of X: a descendant of X that X does not support directly "
             "(the directly supported object is the graph distractor).")
 

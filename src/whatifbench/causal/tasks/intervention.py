@@ -20,8 +20,8 @@ class ConfounderIdentification(MultipleChoiceTask):
     rung = "intervention"
     graph_types = ("confounding",)
     slot_names = ("Y",)
-    templates: ClassVar[dict[str, str]] = {"": "Which of the following keeps {Y} steady both directly and through another "
-                     "object?"}
+    templates: ClassVar[dict[str, str]] = {
+        "": "Which of the following keeps {Y} steady both directly and through another object?"}
     rule = ("The confounder: a direct support of Y that also supports another direct support "
             "of Y (a common cause of Y and of Y's other cause); that other support is the graph "
             "distractor.")
@@ -41,8 +41,9 @@ class BackdoorAdjustmentSet(MultipleChoiceTask):
     rung = "intervention"
     graph_types = ("confounding",)
     slot_names = ("X", "Y")
-    templates: ClassVar[dict[str, str]] = {"": "To assess the relationship between {X_pos} stability and {Y_pos} "
-                     "stability, which of the following should we control for?"}
+    templates: ClassVar[dict[str, str]] = {
+        "": "To assess the relationship between {X_pos} stability and {Y_pos} stability, "
+            "which of the following should we control for?"}
     rule = ("The set satisfying Pearl's backdoor criterion for X → Y (no descendant of X, "
             "blocks every backdoor path), asked only when Y depends on X and the empty set does "
             "not suffice; the graph distractor adds Y itself, a descendant of X.")

@@ -64,7 +64,8 @@ def copy_images(writer: DatasetWriter, folder: Path, ids: Iterable[int]) -> dict
     if missing or broken:
         parts = []
         if missing:
-            parts.append(f"{len(missing)} image(s) are missing (first: {', '.join(missing[:SHOWN])})")
+            parts.append(f"{len(missing)} image(s) are missing "
+                         f"(first: {', '.join(missing[:SHOWN])})")
         if broken:
             parts.append(f"{len(broken)} image(s) cannot be read (first: "
                          f"{', '.join(broken[:SHOWN])})")

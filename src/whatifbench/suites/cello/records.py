@@ -32,7 +32,8 @@ def _box_ok(box: Any) -> bool:
 
 
 def graph_problems(graph: Any) -> list[str]:
-    """Why a record's ``graph`` is not ``{"nodes": [[id, attrs]...], "edges": [[u, v, attrs]...]}``."""
+    """Why a record's ``graph`` is not
+    ``{"nodes": [[id, attrs], ...], "edges": [[u, v, attrs], ...]}``."""
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list) \
             or not isinstance(graph.get("edges"), list):
         return ["'graph' must be an object with lists 'nodes' and 'edges'"]
