@@ -78,52 +78,67 @@ def _explanation(frame: Frame, edges: tuple[str, ...], values: dict[str, str],
             f"So the answer is {answer}.")
 
 
-def assemble(frame: Frame, cg: CausalGraph, names: NameIndex, rng: random.Random,
-             position: int, want_yes: bool) -> Question | str:
-    """The question for a frame, or the reason it cannot be posed. ``position``: where the
-    correct option goes (multiple choice); ``want_yes``: the answer to aim for (Yes/No, by the
-    wording's polarity)."""
-    graph = cg.graph
+class _Context:
+    """What every question of one frame needs: entities, slot values, record parts."""
 
-    def ent(node: int) -> Entity:
-        return entity(graph.nodes[node]["obj"])
+    def __init__(self, frame: Frame, cg: CausalGraph) -> None:
+        self.frame, self.cg = frame, cg
+        self.slots = frame.slot
+        self.named = tuple(self.ent(n) for n in self.slots.values())
+        self.values = slot_values(self.slots, self.ent)
+        self.edges = tuple(edge_sentences(frame.match, cg.graph))
+        self.task = TASKS[frame.task_type]
+        self.provenance: dict[str, Any] = {
+            "program": "whatifbench.causal", "task_type": frame.task_type,
+            "rule": self.task.rule, "slots": dict(self.slots)}
 
-    slots = frame.slot
-    named = tuple(ent(n) for n in slots.values())
-    values = slot_values(slots, ent)
-    edges = tuple(edge_sentences(frame.match, graph))
-    record = (tuple(graph.nodes[n]["obj"] for n in frame.match.nodes),
-              tuple(graph.edges[e]["relation"] for e in frame.match.edges))
-    common: dict[str, Any] = {"program": "whatifbench.causal", "task_type": frame.task_type,
-              "rule": TASKS[frame.task_type].rule, "slots": dict(slots)}
-    task = TASKS[frame.task_type]
-    if isinstance(task, BinaryTask):
-        assert frame.outcome is not None
-        polarity = "fall" if frame.outcome == want_yes else "stay"
-        text = render(task.templates[polarity], values)
-        answer = task.answer(frame.outcome, polarity)
-        forbidden = tuple(ent(n) for n in frame.match.nodes if n not in slots.values())
-        problems = question_problems(text, named, forbidden)
-        if problems:
-            return f"leakage: {problems[0]}"
-        provenance = {**common, "polarity": polarity, "outcome": frame.outcome,
-                      "explanation": _explanation(frame, edges, values, answer)}
-        return Question(frame, cg.image_id, text, text, BINARY_OPTIONS,
-                        BINARY_OPTIONS.index(answer), (), named, forbidden,
-                        _descriptions(cg, frame.match.nodes), edges, *record, provenance)
-    assert isinstance(task, MultipleChoiceTask)
-    text = render(task.templates[""], values)
-    obj = image_distractor(cg.scene, graph, [], rng)
+    def ent(self, node: int) -> Entity:
+        """The entity of a graph object."""
+        return entity(self.cg.graph.nodes[node]["obj"])
+
+    def question(self, text: str, options: tuple[str, ...], answer_index: int,
+                 kinds: tuple[str, ...], forbidden: tuple[Entity, ...],
+                 provenance: dict[str, Any]) -> Question:
+        """The finished question, with the record's objects and relations attached."""
+        graph, match = self.cg.graph, self.frame.match
+        explanation = _explanation(self.frame, self.edges, self.values, options[answer_index])
+        return Question(
+            self.frame, self.cg.image_id, text, text, options, answer_index, kinds, self.named,
+            forbidden, _descriptions(self.cg, match.nodes), self.edges,
+            tuple(graph.nodes[n]["obj"] for n in match.nodes),
+            tuple(graph.edges[e]["relation"] for e in match.edges),
+            {**self.provenance, **provenance, "explanation": explanation})
+
+
+def _binary(c: _Context, task: BinaryTask, want_yes: bool) -> Question | str:
+    outcome = c.frame.outcome
+    assert outcome is not None
+    polarity = "fall" if outcome == want_yes else "stay"
+    text = render(task.templates[polarity], c.values)
+    forbidden = tuple(c.ent(n) for n in c.frame.match.nodes if n not in c.slots.values())
+    problems = question_problems(text, c.named, forbidden)
+    if problems:
+        return f"leakage: {problems[0]}"
+    answer = BINARY_OPTIONS.index(task.answer(outcome, polarity))
+    return c.question(text, BINARY_OPTIONS, answer, (), forbidden,
+                      {"polarity": polarity, "outcome": outcome})
+
+
+def _multiple_choice(c: _Context, task: MultipleChoiceTask, names: NameIndex,
+                     rng: random.Random, position: int) -> Question | str:
+    text = render(task.templates[""], c.values)
+    obj = image_distractor(c.cg.scene, c.cg.graph, [], rng)
     if obj is None:
         return "no image distractor"
-    if task.holds(graph, slots, (obj.object_id,)) or task.holds(graph, slots, (TEXT_NODE,)):
+    if (task.holds(c.cg.graph, c.slots, (obj.object_id,))
+            or task.holds(c.cg.graph, c.slots, (TEXT_NODE,))):
         return "a distractor satisfies the rule"
-    found = names.text_distractor(named, [entity(o) for o in cg.scene.objects])
+    found = names.text_distractor(c.named, [entity(o) for o in c.cg.scene.objects])
     if found is None:
         return "no text distractor"
     text_entity, text_rule = found
-    parts = {"correct": [ent(n) for n in frame.answer],
-             "graph": [ent(n) for n in frame.graph_distractor],
+    parts = {"correct": [c.ent(n) for n in c.frame.answer],
+             "graph": [c.ent(n) for n in c.frame.graph_distractor],
              "image": [entity(obj)], "text": [text_entity]}
     kinds = list(OTHER_KINDS)
     rng.shuffle(kinds)
@@ -132,15 +147,24 @@ def assemble(frame: Frame, cg: CausalGraph, names: NameIndex, rng: random.Random
     if len({o.lower() for o in options}) != len(options):
         return "options not distinct"
     forbidden = tuple(e for k in kinds for e in parts[k]
-                      if not any(same_thing(e, n) for n in named))
-    problems = question_problems(text, named, forbidden)
+                      if not any(same_thing(e, n) for n in c.named))
+    problems = question_problems(text, c.named, forbidden)
     if problems:
         return f"leakage: {problems[0]}"
-    answer = options[position]
-    provenance = {**common, "answer_nodes": list(frame.answer),
-                  "distractors": {"graph": list(frame.graph_distractor),
-                                  "image": {"object_id": obj.object_id, "name": obj.name},
-                                  "text": {"name": text_entity.name, **text_rule}},
-                  "explanation": _explanation(frame, edges, values, answer)}
-    return Question(frame, cg.image_id, text, text, options, position, tuple(kinds), named,
-                    forbidden, _descriptions(cg, frame.match.nodes), edges, *record, provenance)
+    distractors = {"graph": list(c.frame.graph_distractor),
+                   "image": {"object_id": obj.object_id, "name": obj.name},
+                   "text": {"name": text_entity.name, **text_rule}}
+    return c.question(text, options, position, tuple(kinds), forbidden,
+                      {"answer_nodes": list(c.frame.answer), "distractors": distractors})
+
+
+def assemble(frame: Frame, cg: CausalGraph, names: NameIndex, rng: random.Random,
+             position: int, want_yes: bool) -> Question | str:
+    """The question for a frame, or the reason it cannot be posed. ``position``: where the
+    correct option goes (multiple choice); ``want_yes``: the answer to aim for (Yes/No, by the
+    wording's polarity)."""
+    context = _Context(frame, cg)
+    if isinstance(context.task, BinaryTask):
+        return _binary(context, context.task, want_yes)
+    assert isinstance(context.task, MultipleChoiceTask)
+    return _multiple_choice(context, context.task, names, rng, position)
