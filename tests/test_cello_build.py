@@ -206,4 +206,9 @@ def test_bad_build_inputs(tmp_path: Path, inputs: tuple,
     err = _fails([*base, "--scene-graphs", str(sg), "--per-task", "0"], capsys)
     assert "--per-task must be a positive number" in err
     assert not out.exists()
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    err = _fails([*base, "--scene-graphs", str(sg), "--model", "test:scripted"], capsys)
+    assert "already exists and is not empty" in err
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert json.loads(sg.read_text()) == SCENES            # the input is untouched

@@ -90,18 +90,18 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
             f"None of the {len(scenes)} scene graphs in {scene_graphs} has its image in {images} "
             f"(looked for e.g. {scenes[0].image_id}.jpg there and in VG_100K/, VG_100K_2/); "
             "pass --images with the Visual Genome image folder.")
-    result = run_pipeline(usable, per_task, seed, tasks, vocabulary=scenes)
-    if not result.questions:
-        raise WhatifError(
-            f"No question could be built from {scene_graphs}: none of its causal graphs matches "
-            "a template with enough objects for a question (see 'whatif stats "
-            f"{scene_graphs}' for the predicate coverage).")
-    questions = list(result.questions)
-    if rewriter is not None:
-        questions = rewrite_questions(questions, rewriter)
-    ids = sorted({q.image_id for q in questions})
-    sizes = _sizes(images, ids, known)
-    with DatasetWriter(out, overwrite) as writer:
+    with DatasetWriter(out, overwrite) as writer:    # checks --out before any work
+        result = run_pipeline(usable, per_task, seed, tasks, vocabulary=scenes)
+        if not result.questions:
+            raise WhatifError(
+                f"No question could be built from {scene_graphs}: none of its causal graphs "
+                "matches a template with enough objects for a question (see 'whatif stats "
+                f"{scene_graphs}' for the predicate coverage).")
+        questions = list(result.questions)
+        if rewriter is not None:
+            questions = rewrite_questions(questions, rewriter)
+        ids = sorted({q.image_id for q in questions})
+        sizes = _sizes(images, ids, known)
         paths = copy_images(writer, images, ids)
         items = [question_item(q, k, paths[q.image_id], sizes[q.image_id], seed)
                  for k, q in enumerate(questions)]
