@@ -43,7 +43,13 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
     path = Path(path)
     ensure_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise WhatifError(
+            f"Cannot write {path}: {exc.strerror or exc}. Choose an output location you can "
+            "write to."
+        ) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -80,6 +80,8 @@ class Suite(ABC):
     """Prompt variants available for ``--prompt``."""
     cot_suffix = COT_SUFFIX
     """Appended to the question by ``--strategy cot``."""
+    subsets: tuple[str, ...] = ()
+    """Named selections for ``--subset NAME`` (e.g. ``paper``: the release's sampling)."""
 
     def check_protocol(self, protocol: Protocol) -> None:
         """Reject prompt or parser names this suite does not offer."""
@@ -94,6 +96,15 @@ class Suite(ABC):
                 f"The suite {self.name} has no parser {protocol.parser!r}; use one of "
                 f"{', '.join(self.parsers)}."
             )
+
+    def select(self, items: Sequence[Item], name: str, seed: int) -> list[Item]:
+        """The items of the named subset ``name`` (``--subset NAME``); suites that offer one
+        list it in ``subsets`` and override this."""
+        offered = f"; this suite offers {', '.join(self.subsets)}" if self.subsets else ""
+        raise WhatifError(
+            f"The suite {self.name} has no subset named {name!r}{offered}. Pass --subset as a "
+            "fraction such as 0.1, or a named subset the suite offers."
+        )
 
     # -- posing ------------------------------------------------------------------------------
     def prompt_text(self, item: Item, protocol: Protocol) -> str:

@@ -30,8 +30,9 @@ class RunOptions:
 
     limit: int | None = None
     """Evaluate the first N items (whole pairs)."""
-    subset: float | None = None
-    """Evaluate a seeded random share of pairs (e.g. 0.1)."""
+    subset: float | str | None = None
+    """Evaluate a seeded random share of pairs (e.g. 0.1), or the suite's named subset
+    (e.g. ``paper``: the release's own sampling, see ``Suite.select``)."""
     seed: int = 0
     """Seed for ``subset`` and demonstration choice."""
     progress: bool = True
@@ -66,7 +67,11 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:
         backend.score([])  # raises the backend's own explanation
-    items = select_items(dataset.items, options.limit, options.subset, options.seed)
+    if isinstance(options.subset, str):
+        named = suite.select(dataset.items, options.subset, options.seed)
+        items = select_items(named, options.limit, None, options.seed)
+    else:
+        items = select_items(dataset.items, options.limit, options.subset, options.seed)
     if not items:
         raise WhatifError(f"No items of {dataset.root} were selected; check --limit/--subset.")
     demos = (choose_demos(dataset, items, options.seed)
