@@ -212,3 +212,41 @@ def test_bad_build_inputs(tmp_path: Path, inputs: tuple,
     assert "already exists and is not empty" in err
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert json.loads(sg.read_text()) == SCENES            # the input is untouched
+
+
+class FlakyBackend(Backend):
+    """Fails the first call it is given, answers the others with the template unchanged."""
+
+    calls = 0
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        for i, request in enumerate(requests):
+            FlakyBackend.calls += 1
+            if FlakyBackend.calls == 1:
+                yield i, Response(error="HTTP 503 after 5 attempts")
+                continue
+            template = re.search(r'Keep exactly the meaning of: "(.*)"', request.prompt).group(1)
+            yield i, Response(text=template)
+
+
+def test_rewrite_failures_write_nothing_and_rerun_retries_only_them(
+        tmp_path: Path, inputs: tuple) -> None:
+    from whatifbench.errors import WhatifError
+    from whatifbench.runner.store import RunStore
+
+    sg, data, images = inputs
+    store = RunStore(tmp_path / "store.sqlite")
+    backend = FlakyBackend("test:flaky", {})
+    with pytest.raises(WhatifError, match="1 of .* rewrite calls .* failed"):
+        build_cello(sg, images, tmp_path / "out", image_data=data, per_task=2, seed=1,
+                    rewriter=backend, store=store)
+    assert not (tmp_path / "out").exists()
+    first = FlakyBackend.calls
+    build_cello(sg, images, tmp_path / "out", image_data=data, per_task=2, seed=1,
+                rewriter=backend, store=store)
+    assert FlakyBackend.calls == first + 1          # only the failed call was made again
+    build_cello(sg, images, tmp_path / "again", image_data=data, per_task=2, seed=1,
+                rewriter=backend, store=store)
+    assert FlakyBackend.calls == first + 1          # a repeat is served from the store
+    assert (tmp_path / "out" / "items.jsonl").read_bytes() == \
+        (tmp_path / "again" / "items.jsonl").read_bytes()

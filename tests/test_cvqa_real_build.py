@@ -72,7 +72,8 @@ class ScriptedBackend(Backend):
                 yield i, Response(text=self.script.get(question, "no idea"))
 
 
-register("backend", "test:cvqa-real-scripted")(ScriptedBackend)
+SCRIPTED = "test:cvqa-real-scripted"
+register("backend", SCRIPTED)(ScriptedBackend)
 
 QUESTIONS = [
     # (question_id, image_id, question, answers)
@@ -122,7 +123,7 @@ def test_build_verifies_flags_and_resumes(tmp_path: Path) -> None:
     store = tmp_path / "store.sqlite"
     ScriptedBackend.calls = 0
     result = build_dataset(tmp_path / "built", questions=q, annotations=a, images=coco,
-                           model="test:cvqa-real-scripted", store=store)
+                           model=SCRIPTED, store=store)
     assert ScriptedBackend.calls == 7 and result.computed == 7
     assert result.outcomes == {"auto-verified": 2, "flagged": 4, "malformed": 1}
     ds = load_dataset(tmp_path / "built")
@@ -157,7 +158,7 @@ def test_build_verifies_flags_and_resumes(tmp_path: Path) -> None:
                        "How many birds would there be if 2 more birds came?,5,direct")
     # A repeat is served by the run store and writes identical bytes.
     again = build_dataset(tmp_path / "again", questions=q, annotations=a, images=coco,
-                          model="test:cvqa-real-scripted", store=store)
+                          model=SCRIPTED, store=store)
     assert ScriptedBackend.calls == 7 and again.from_store == 7 and again.computed == 0
     for name in ("items.jsonl", "card.json", "pipeline.jsonl"):
         assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "built" / name).read_bytes()
@@ -166,13 +167,13 @@ def test_build_verifies_flags_and_resumes(tmp_path: Path) -> None:
 def test_build_drop_flagged_and_per_group(tmp_path: Path) -> None:
     q, a, coco = vqa_files(tmp_path)
     result = build_dataset(tmp_path / "clean", questions=q, annotations=a, images=coco,
-                           model=ScriptedBackend("test:cvqa-real-scripted", {}), drop_flagged=True,
+                           model=ScriptedBackend(SCRIPTED, {}), drop_flagged=True,
                            store=tmp_path / "s.sqlite")
     ds = load_dataset(tmp_path / "clean")
     assert sorted(str(i.pair_id) for i in ds.items if i.role == "original") == ["q1", "q5"]
     assert result.outcomes["flagged"] == 4
     one = build_dataset(tmp_path / "one", questions=q, annotations=a, images=coco,
-                        model=ScriptedBackend("test:cvqa-real-scripted", {}), per_group=1, seed=3,
+                        model=ScriptedBackend(SCRIPTED, {}), per_group=1, seed=3,
                         store=tmp_path / "s.sqlite")
     assert one.card.counts["selected"] == 2
     groups = sorted({str(i.group) for i in load_dataset(tmp_path / "one").items})
@@ -186,13 +187,13 @@ def test_failed_calls_stop_without_output_and_are_retried(tmp_path: Path) -> Non
     try:
         with pytest.raises(WhatifError, match="1 of 7 model calls failed .*run the same comm"):
             build_dataset(tmp_path / "out", questions=q, annotations=a, images=coco,
-                          model=ScriptedBackend("test:cvqa-real-scripted", {}), store=store)
+                          model=ScriptedBackend(SCRIPTED, {}), store=store)
     finally:
         ScriptedBackend.failing = set()
     assert not (tmp_path / "out").exists()
     ScriptedBackend.calls = 0
     result = build_dataset(tmp_path / "out", questions=q, annotations=a, images=coco,
-                           model=ScriptedBackend("test:cvqa-real-scripted", {}), store=store)
+                           model=ScriptedBackend(SCRIPTED, {}), store=store)
     assert ScriptedBackend.calls == 1 and result.from_store == 6
     store.close()
 
@@ -202,26 +203,26 @@ def test_build_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps(REPLIES), encoding="utf-8")
     code = main(["build", "cvqa-real", "--vqa-questions", str(q), "--vqa-annotations", str(a),
-                 "--images", str(coco), "--model", "test:cvqa-real-scripted", "-M", f"replies={replies}",
+                 "--images", str(coco), "--model", SCRIPTED, "-M", f"replies={replies}",
                  "--out", str(tmp_path / "cli"), "--no-progress"])
     err = capsys.readouterr().err
     assert code == 0 and "2 pass every check, 4 flagged, 1 malformed" in err
     ScriptedBackend.calls = 0
     code = main(["build", "cvqa-real", "--vqa-questions", str(q), "--vqa-annotations", str(a),
-                 "--images", str(coco), "--model", "test:cvqa-real-scripted", "--out", str(tmp_path / "cli")])
+                 "--images", str(coco), "--model", SCRIPTED, "--out", str(tmp_path / "cli")])
     assert code == 2 and "already exists" in capsys.readouterr().err
     assert ScriptedBackend.calls == 0
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     code = main(["build", "cvqa-real", "--vqa-questions", str(tmp_path / "bad.json"),
-                 "--vqa-annotations", str(a), "--images", str(coco), "--model", "test:cvqa-real-scripted",
+                 "--vqa-annotations", str(a), "--images", str(coco), "--model", SCRIPTED,
                  "--out", str(tmp_path / "x")])
     assert code == 2 and "bad.json is not a JSON file" in capsys.readouterr().err
     code = main(["build", "cvqa-real", "--vqa-questions", str(q), "--vqa-annotations", str(a),
-                 "--images", str(coco), "--model", "test:cvqa-real-scripted", "--groups", "indirect",
+                 "--images", str(coco), "--model", SCRIPTED, "--groups", "indirect",
                  "--out", str(tmp_path / "x")])
     assert code == 2 and "written by hand" in capsys.readouterr().err
     code = main(["build", "cvqa-real", "--vqa-questions", str(q), "--vqa-annotations", str(a),
-                 "--images", str(coco), "--model", "test:cvqa-real-scripted", "--min-agreement", "11",
+                 "--images", str(coco), "--model", SCRIPTED, "--min-agreement", "11",
                  "--out", str(tmp_path / "x")])
     assert code == 2 and "No question qualifies" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()

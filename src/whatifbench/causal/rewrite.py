@@ -5,17 +5,22 @@ question's objects), (2) the causal graph as text edges (``beach supports horse`
 constraints: keep the template's meaning, name the required entities, do not name the
 forbidden ones (they would leak the answer), write one question. A reply is accepted only when
 ``leakage.question_problems`` finds nothing; otherwise the template question stays. Both the
-exchange and the verdict go into the question's provenance.
+exchange and the verdict go into the question's provenance. Calls go through the run store, so
+a rerun costs no model calls; if any call fails, nothing is built and the rerun retries it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
 
 from whatifbench.causal.assemble import Question
 from whatifbench.causal.leakage import question_problems
+from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Response, Turn
+from whatifbench.runner.cached import generate_cached
+from whatifbench.runner.store import RunStore
 
 MAX_NEW_TOKENS = 96
 
@@ -60,16 +65,25 @@ def check_rewrite(question: Question, response: Response) -> tuple[str, list[str
     return reply, question_problems(reply, question.required, question.forbidden)
 
 
-def rewrite_questions(questions: Sequence[Question], backend: Backend) -> list[Question]:
+def rewrite_questions(questions: Sequence[Question], backend: Backend,
+                      store: RunStore) -> list[Question]:
     """Ask ``backend`` to rewrite every question; keep each rewrite that passes the checks."""
     prompts = [rewrite_prompt(q) for q in questions]
-    requests = [Request(item_id=f"cello-rewrite-{i}",
+    requests = [Request(item_id="cello-rewrite-" + hashlib.sha256(p.encode()).hexdigest()[:16],
                         turns=(Turn("user", (Part(text=p),)),), max_new_tokens=MAX_NEW_TOKENS)
-                for i, p in enumerate(prompts)]
-    responses: dict[int, Response] = dict(backend.generate(requests)) if requests else {}
+                for p in prompts]
+    got = generate_cached(backend, requests, store, label="rewrite")
+    if got.errors:
+        first = next(r.error for r in got.responses if r.error is not None)
+        answered = len(requests) - got.errors
+        raise WhatifError(
+            f"{got.errors} of {len(requests)} rewrite calls to {backend.spec} failed (first: "
+            f"{first}); nothing was written. Run the same command again: the {answered} "
+            "answered calls are stored and only the failed ones are retried."
+        )
     out: list[Question] = []
     for i, question in enumerate(questions):
-        response = responses.get(i, Response(error="no response"))
+        response: Response = got.responses[i]
         reply, problems = check_rewrite(question, response)
         accepted = not problems
         record = {"model": backend.describe(), "prompt": prompts[i], "reply": response.text,

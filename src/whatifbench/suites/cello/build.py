@@ -26,6 +26,7 @@ from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.runner.backends import make_backend, parse_model_args
+from whatifbench.runner.store import RunStore
 from whatifbench.suites.cello.counts import cello_counts
 from whatifbench.suites.cello.images import available_ids, check_folder, copy_images, find_image
 
@@ -71,8 +72,9 @@ def _sizes(images: Path, ids: Sequence[int], known: dict[int, tuple[int, int]]
 def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *,
                 image_data: str | Path | None = None, per_task: int = DEFAULT_PER_TASK,
                 seed: int = 0, overwrite: bool = False, rewriter: Backend | None = None,
-                tasks: Sequence[str] | None = None) -> Card:
-    """Build a CELLO dataset; ``rewriter``: a backend that rewrites the template questions."""
+                tasks: Sequence[str] | None = None, store: RunStore | None = None) -> Card:
+    """Build a CELLO dataset; ``rewriter``: a backend that rewrites the template questions
+    (its calls cached in ``store``, default the shared run store)."""
     if per_task < 1:
         raise WhatifError(f"--per-task must be a positive number of questions, got {per_task}.")
     unknown = [t for t in tasks or () if t not in TASKS]
@@ -99,7 +101,13 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
                 f"{scene_graphs}' for the predicate coverage).")
         questions = list(result.questions)
         if rewriter is not None:
-            questions = rewrite_questions(questions, rewriter)
+            own = store is None
+            store = store or RunStore()
+            try:
+                questions = rewrite_questions(questions, rewriter, store)
+            finally:
+                if own:
+                    store.close()
         ids = sorted({q.image_id for q in questions})
         sizes = _sizes(images, ids, known)
         paths = copy_images(writer, images, ids)
