@@ -142,7 +142,7 @@ def test_cot_appends_the_papers_suffix_and_rejects_rank(tmp_path: Path) -> None:
     ds = load_dataset(make_choice_dataset(tmp_path / "ds", n_pairs=2))
     builder = RequestBuilder(CvqaSyntheticSuite(), Protocol(strategy="cot").resolved("generate"),
                              ds)
-    assert builder.build(ds.items[0]).prompt.endswith("Let's think step by step.")
+    assert builder.build(ds.items[0]).prompt.endswith("Let's think step by step:")
     with pytest.raises(WhatifError, match="cannot be combined"):
         Protocol(strategy="cot", answer_mode="rank").validate()
 

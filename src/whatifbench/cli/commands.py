@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import api
+from whatifbench.causal.coverage import scene_graph_stats
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
@@ -39,7 +40,9 @@ def add_run(sub: Any) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
     p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
     p.add_argument("--limit", type=int, help="evaluate the first N items (whole pairs)")
-    p.add_argument("--subset", type=float, help="evaluate a seeded random share of pairs")
+    p.add_argument("--subset", type=_subset, metavar="SHARE|NAME",
+                   help="evaluate a seeded random share of pairs (e.g. 0.1), or a named subset "
+                        "of the suite (e.g. paper: the release's own sampling)")
     p.add_argument("--seed", type=int, default=0, help="seed for --subset and demonstrations")
     p.add_argument("--prompt", default="default", help="prompt variant: default | paper[:family]")
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES)
@@ -58,6 +61,18 @@ def add_run(sub: Any) -> None:
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=run_command)
+
+
+def _subset(value: str) -> float | str:
+    """``--subset``: a number is a share; a word names a suite's subset."""
+    try:
+        return float(value)
+    except ValueError:
+        if not value.isidentifier():
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is neither a share such as 0.1 nor a subset name such as paper"
+            ) from None
+        return value
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -194,20 +209,32 @@ def report_command(args: argparse.Namespace) -> int:
 
 # -- stats -----------------------------------------------------------------------------------
 def add_stats(sub: Any) -> None:
-    """``whatif stats DATASET``."""
+    """``whatif stats DATASET`` or ``whatif stats scene_graphs.json``."""
     p = sub.add_parser("stats", help="dataset statistics (counts, lengths, answer distributions)",
                        description="Print statistics of a dataset; with --plots DIR also write "
-                       "plots as PNG.")
-    p.add_argument("dataset", metavar="DATASET")
+                       "plots as PNG. Given a Visual Genome scene_graphs.json (as DATASET or "
+                       "with --scene-graphs), print its predicate coverage instead.")
+    p.add_argument("dataset", metavar="DATASET", nargs="?",
+                   help="dataset folder, or a scene_graphs.json file")
+    p.add_argument("--scene-graphs", metavar="FILE",
+                   help="Visual Genome scene_graphs.json: mapped and unmapped predicates with "
+                        "counts, graph types found")
     p.add_argument("--plots", metavar="DIR", help="folder for PNG plots")
     p.set_defaults(func=stats_command)
 
 
 def stats_command(args: argparse.Namespace) -> int:
-    """Print the suite's statistics tables."""
-    dataset = load_dataset(args.dataset, check_images=False)
-    suite = get_suite(dataset.suite)
-    for table in suite.stats(dataset, Path(args.plots) if args.plots else None):
+    """Print the suite's statistics tables (or a scene-graph input's predicate coverage)."""
+    source = args.scene_graphs or (args.dataset if args.dataset and Path(args.dataset).is_file()
+                                   else None)
+    if source is not None:
+        tables = scene_graph_stats(source)
+    elif args.dataset is None:
+        raise WhatifError("'whatif stats' needs a DATASET folder or --scene-graphs FILE.")
+    else:
+        dataset = load_dataset(args.dataset, check_images=False)
+        tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
+    for table in tables:
         print(table.to_text())
         print()
     return 0

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice, letter_for
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import COT_SUFFIX, Protocol
 from whatifbench.errors import WhatifError
 
 if TYPE_CHECKING:
@@ -83,6 +83,10 @@ class Suite(ABC):
     """Parsers available for ``--parser`` (and all reported)."""
     prompts: tuple[str, ...] = ("default",)
     """Prompt variants available for ``--prompt``."""
+    cot_suffix = COT_SUFFIX
+    """Appended to the question by ``--strategy cot``."""
+    subsets: tuple[str, ...] = ()
+    """Named selections for ``--subset NAME`` (e.g. ``paper``: the release's sampling)."""
     default_max_new_tokens = 64
     """Generation budget without reasoning strategies (suites with free-text items raise it)."""
     default_judge: str | None = None
@@ -101,6 +105,15 @@ class Suite(ABC):
                 f"The suite {self.name} has no parser {protocol.parser!r}; use one of "
                 f"{', '.join(self.parsers)}."
             )
+
+    def select(self, items: Sequence[Item], name: str, seed: int) -> list[Item]:
+        """The items of the named subset ``name`` (``--subset NAME``); suites that offer one
+        list it in ``subsets`` and override this."""
+        offered = f"; this suite offers {', '.join(self.subsets)}" if self.subsets else ""
+        raise WhatifError(
+            f"The suite {self.name} has no subset named {name!r}{offered}. Pass --subset as a "
+            "fraction such as 0.1, or a named subset the suite offers."
+        )
 
     # -- posing ------------------------------------------------------------------------------
     def prompt_text(self, item: Item, protocol: Protocol) -> str:

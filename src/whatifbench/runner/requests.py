@@ -12,7 +12,7 @@ from whatifbench.core.composite import compose
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.fsutil import ensure_dir, sha256_file, write_bytes_atomic
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import CCOT_DESCRIBE, COT_SUFFIX, Protocol
+from whatifbench.core.protocol import CCOT_DESCRIBE, Protocol
 from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Turn
@@ -118,7 +118,7 @@ class RequestBuilder:
         """The final prompt text for an item under the protocol's strategy."""
         text = self.suite.prompt_text(item, self.protocol)
         if self.protocol.strategy == "cot":
-            text = f"{text}\n{COT_SUFFIX}"
+            text = f"{text}\n{self.suite.cot_suffix}"
         return text
 
     def demo_answer(self, demo: Item) -> str:
