@@ -51,9 +51,9 @@ class MucrSuite(Suite):
         """Image questions: a letter, or ``image B`` in words; Cue: a letter or the phrase;
         Exp: the reply itself (split into its three parts when judged)."""
         if item.group in IMAGE_METRICS:
-            found = extract_choice(reply, [image_option(x) for x in LETTERS])
-            value = LETTERS[[image_option(x) for x in LETTERS].index(found.value)] \
-                if found.value is not None else None
+            names = [image_option(x) for x in LETTERS]
+            found = extract_choice(reply, names)
+            value = None if found.value is None else LETTERS[names.index(found.value)]
             return {"default": Extraction(value, found.flag)}
         if item.kind == "text":
             text, cut = strip_think(reply)
