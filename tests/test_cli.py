@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from util import make_choice_dataset
+
 from whatifbench.cli.main import main
 from whatifbench.core.suite import Sample
 from whatifbench.report.html import render_html
@@ -73,3 +73,18 @@ def test_run_end_to_end_prints_table(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert results["runs"][0]["n_items"] == 12
     md = (tmp_path / "out" / "report.md").read_text()
     assert "| builtin:ignore-premise |" in md
+
+
+def test_report_merges_run_folders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ds = make_choice_dataset(tmp_path / "ds")
+    for name, strategy in (("a", "zero-shot"), ("b", "cot")):
+        assert main(["run", "--suite", str(ds), "--model", "builtin:constant", "--strategy",
+                     strategy, "--out", str(tmp_path / name), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--out",
+                 str(tmp_path / "m")]) == 0
+    merged = json.loads((tmp_path / "m" / "results.json").read_text())
+    assert [r["spec"]["protocol"]["strategy"] for r in merged["runs"]] == ["zero-shot", "cot"]
+    assert len((tmp_path / "m" / "samples.jsonl").read_text().splitlines()) == 24
+    assert main(["report", str(tmp_path / "nothing"), "--out", str(tmp_path / "m2")]) == 2
+    assert "holds no results.json" in capsys.readouterr().err

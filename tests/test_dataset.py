@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from util import make_choice_dataset
+
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.fsutil import sha256_file
@@ -22,7 +22,8 @@ def test_round_trip_and_card_hashes(tmp_path: Path) -> None:
     card = json.loads((root / "card.json").read_text())
     assert card["counts"]["pairs"] == 3
     assert card["hashes"]["items_sha256"] == sha256_file(root / "items.jsonl")
-    assert card["hashes"]["images"]["images/img_000.png"] == sha256_file(root / "images/img_000.png")
+    image = "images/img_000.png"
+    assert card["hashes"]["images"][image] == sha256_file(root / image)
     assert ds.items[0].to_json()["choices"] == list(ds.items[0].choices)
 
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from util import make_choice_dataset
+
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
@@ -142,7 +142,7 @@ def test_cot_appends_the_papers_suffix_and_rejects_rank(tmp_path: Path) -> None:
     ds = load_dataset(make_choice_dataset(tmp_path / "ds", n_pairs=2))
     builder = RequestBuilder(CvqaSyntheticSuite(), Protocol(strategy="cot").resolved("generate"),
                              ds)
-    assert builder.build(ds.items[0]).prompt.endswith("Let's think step by step.")
+    assert builder.build(ds.items[0]).prompt.endswith("Let's think step by step:")
     with pytest.raises(WhatifError, match="cannot be combined"):
         Protocol(strategy="cot", answer_mode="rank").validate()
 
@@ -171,9 +171,10 @@ def test_api_run_all_and_outputs(tmp_path: Path) -> None:
 
 
 def test_image_labels_interleave_or_composite(tmp_path: Path) -> None:
+    from util import png
+
     from whatifbench.core.dataset import DatasetWriter
     from whatifbench.core.item import Item
-    from util import png
 
     with DatasetWriter(tmp_path / "ds") as w:
         rels = [w.add_image(f"{k}.png", png((k * 60, 0, 0), size=40)) for k in range(3)]

@@ -28,7 +28,7 @@ def make_choice_dataset(out: Path, n_pairs: int = 6, seed: int = 0,
             rel = writer.add_image(f"img_{k:03d}.png", png((k * 37 % 256, 80, 160)))
             group = f"abs_counting_{1 + k % 2}"
             for role in ("original", "counterfactual"):
-                values = rng.sample(range(0, 30), 4)
+                values = rng.sample(range(30), 4)
                 target = values[rng.randrange(4)]
                 options = "  ".join(f"{'ABCD'[i]}:{v}" for i, v in enumerate(values))
                 question = f"How many dots ({role})? Select the correct answer:{options}"

@@ -153,7 +153,7 @@ class Backend(ABC):
         """Identifies the model's behaviour for the cache key (weights hash, program version)."""
         return "1"
 
-    def prepare(self, items: Sequence[Item]) -> None:
+    def prepare(self, items: Sequence[Item]) -> None:  # noqa: B027  (optional hook)
         """Hook called once with the evaluated items before requests are sent."""
 
     @abstractmethod
@@ -167,7 +167,7 @@ class Backend(ABC):
             "use --answer-mode generate."
         )
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional hook)
         """Release resources."""
 
     def describe(self) -> dict[str, Any]:

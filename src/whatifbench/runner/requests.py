@@ -12,7 +12,7 @@ from whatifbench.core.composite import compose
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.fsutil import ensure_dir, sha256_file, write_bytes_atomic
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import CCOT_DESCRIBE, COT_SUFFIX, Protocol
+from whatifbench.core.protocol import CCOT_DESCRIBE, Protocol
 from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Turn
@@ -48,6 +48,11 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
+
+
+def answer_mode_for(mode: str, item: Item) -> str:
+    """The answer mode of one item: free-text items have nothing to rank and are generated."""
+    return "generate" if item.kind == "text" else mode
 
 
 def choose_demos(dataset: Dataset, evaluated: Sequence[Item], seed: int) -> dict[str, Item]:
@@ -113,15 +118,22 @@ class RequestBuilder:
         """The final prompt text for an item under the protocol's strategy."""
         text = self.suite.prompt_text(item, self.protocol)
         if self.protocol.strategy == "cot":
-            text = f"{text}\n{COT_SUFFIX}"
+            text = f"{text}\n{self.suite.cot_suffix}"
         return text
+
+    def demo_answer(self, demo: Item) -> str:
+        """How a demonstration's correct answer is written: in rank mode the candidate the
+        evaluated item is scored on (the target's), otherwise the suite's ``answer_text``."""
+        if self.protocol.answer_mode == "rank" and demo.kind == "choice":
+            return self.suite.candidates(demo, self.protocol)[demo.target_index]
+        return self.suite.answer_text(demo)
 
     def build(self, item: Item, description: str | None = None) -> Request:
         """The request for one item (``description``: the CCoT first-stage output)."""
         turns: list[Turn] = []
         if self.protocol.strategy in ("one-shot", "one-shot-cot"):
             demo = self.demos[item.id]
-            answer = self.suite.answer_text(demo)
+            answer = self.demo_answer(demo)
             if self.protocol.strategy == "one-shot-cot":
                 reasoning = self.suite.explain(demo)
                 if not reasoning:
@@ -137,7 +149,7 @@ class RequestBuilder:
         if description is not None:
             text = f"Scene description:\n{description}\n\n{text}"
         turns.append(self._user(item, text))
-        rank = self.protocol.answer_mode == "rank"
+        rank = answer_mode_for(self.protocol.answer_mode or "generate", item) == "rank"
         return Request(
             item_id=item.id,
             turns=tuple(turns),
