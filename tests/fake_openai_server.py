@@ -41,7 +41,8 @@ request's Authorization header into error bodies (to test that clients redact it
 (as OpenAI does for vLLM's extensions).
 
 Each POST is logged (``FakeOpenAIServer.requests()``) with its number, path, fault, model,
-whether it was authorised, a hash of its body (a retry has the same hash) and its arrival time.
+whether it was authorised, a hash of its body (a retry has the same hash), its arrival time and,
+for chat requests, the roles of its messages and its number of images.
 """
 
 from __future__ import annotations
@@ -238,10 +239,15 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = None
-        self.state.record({"n": number, "path": self.path, "fault": fault,
-                           "model": body.get("model") if isinstance(body, dict) else None,
-                           "authorised": authorised, "time": time.time(),
-                           "body_sha": hashlib.sha256(raw).hexdigest()[:16]})
+        messages = body.get("messages") if isinstance(body, dict) else None
+        self.state.record({
+            "n": number, "path": self.path, "fault": fault,
+            "model": body.get("model") if isinstance(body, dict) else None,
+            "authorised": authorised, "time": time.time(),
+            "body_sha": hashlib.sha256(raw).hexdigest()[:16],
+            "roles": [m.get("role") for m in messages] if isinstance(messages, list) else None,
+            "images": sum(t.startswith("<image:") for t in render(messages))
+            if isinstance(messages, list) else 0})
         if fault == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)

@@ -13,10 +13,12 @@ from photos import make_photo_dataset
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Turn
 from whatifbench.models.hf.backend import HFBackend
 from whatifbench.models.hf.inputs import build_prompt
 from whatifbench.models.hf.ranking import score_cached, score_separately
+from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.requests import RequestBuilder, choose_demos
 
@@ -194,3 +196,80 @@ def test_version_identifies_the_weights(tiny_llava: Path, tmp_path: Path) -> Non
     template = copy / "chat_template.jinja"
     template.write_text(template.read_text() + " ")
     assert len({_backend(copy).version, same}) == 2
+
+
+def test_text_only_requests_generate_for_pipelines(tiny_llava: Path, photos: Path) -> None:
+    """Construction pipelines (question rewriting, judges) send requests without images."""
+    backend = _backend(tiny_llava, batch_size=4)
+    requests = [Request(f"t{i}", (Turn("user", (Part(text=f"Rewrite question {i}."),)),),
+                        max_new_tokens=5) for i in range(3)]
+    image = str(next((photos / "images").iterdir()))
+    requests.append(Request("img", (Turn("user", (Part(image=image),
+                                                  Part(text="Rewrite question 0."))),),
+                            max_new_tokens=5))
+    replies = dict(backend.generate(requests))
+    assert sorted(replies) == [0, 1, 2, 3]
+    assert all(r.error is None and r.meta["new_tokens"] >= 1 for r in replies.values())
+    # The 16 image tokens (and their newline) appear only in the request with an image.
+    assert replies[3].meta["prompt_tokens"] - replies[0].meta["prompt_tokens"] == 17
+
+
+@pytest.mark.parametrize(("make", "args", "message"), [
+    (lambda tmp: tmp / "missing", {}, "there is no folder"),
+    (lambda tmp: tmp, {}, "has no config.json"),
+    (None, {"batchsize": 2}, "Unknown argument(s) batchsize"),
+    (None, {"batch_size": 0}, "-M batch_size must be a positive integer"),
+    (None, {"dtype": "int8"}, "-M dtype=int8 is not supported"),
+    (None, {"device": "tpu"}, "-M device=tpu is not supported"),
+    (None, {"rank_method": "fast"}, "-M rank_method=fast is not supported"),
+])
+def test_bad_checkpoint_or_arguments_are_one_clear_error(tiny_llava: Path, tmp_path: Path,
+                                                         make: Any, args: dict,
+                                                         message: str) -> None:
+    folder = make(tmp_path) if make else tiny_llava
+    with pytest.raises(WhatifError) as info:
+        HFBackend(f"hf:{folder}", args)
+    assert message in str(info.value)
+
+
+def test_a_folder_that_is_not_a_vision_language_model_is_one_clear_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "config.json").write_text('{"model_type": "bert"}')
+    make_photo_dataset(tmp_path / "ds", n_pairs=1)
+    code, _, err = _run(["run", "--suite", str(tmp_path / "ds"), "--model",
+                         f"hf:{tmp_path / 'ckpt'}", "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "cannot load" in err and "image-text-to-text" in err
+    assert "Traceback" not in err
+
+
+def test_without_torch_the_error_names_the_extra(tiny_llava: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    with pytest.raises(WhatifError) as info:
+        make_backend(f"hf:{tiny_llava}", {})
+    assert 'pip install "whatifbench[hf]"' in str(info.value)
+    with pytest.raises(WhatifError, match="needs a model after the colon"):
+        make_backend("hf:", {})
+
+
+@pytest.mark.parametrize(("strategy", "calls"), [("zero-shot", 4), ("cot", 4), ("one-shot", 4),
+                                                 ("one-shot-cot", 4), ("ccot", 8)])
+def test_every_strategy_runs_end_to_end(tiny_idefics3: Path, photos: Path, tmp_path: Path,
+                                        strategy: str, calls: int,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(["run", "--suite", str(photos), "--model", f"hf:{tiny_idefics3}",
+                         "--strategy", strategy, "--limit", "4", "--max-new-tokens", "6",
+                         "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    run = json.loads((tmp_path / "out" / "results.json").read_text())["runs"][0]
+    assert run["spec"]["protocol"]["strategy"] == strategy and run["n_items"] == 4
+    assert f"{calls} computed, 0 errors" in err
+    prompts = [json.loads(line)["prompt"] for line in
+               (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert all(("Let's think step by step" in p) == (strategy == "cot") for p in prompts)
+    assert all(("Scene description:" in p) == (strategy == "ccot") for p in prompts)

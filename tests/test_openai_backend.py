@@ -129,7 +129,8 @@ def test_ranking_uses_the_servers_prompt_log_probabilities(fake_openai: Any, pho
         assert response.scores == pytest.approx(expected, abs=1e-9)
         counts = [len(c) for c in request.candidates]
         assert response.meta["candidate_tokens"] == counts
-        assert response.mean_scores == pytest.approx([s / n for s, n in zip(expected, counts)])
+        assert response.mean_scores == pytest.approx(
+            [s / n for s, n in zip(expected, counts, strict=True)])
     # The image is part of the prompt: the two items of a pair share it, other pairs do not.
     assert responses[0].scores != responses[2].scores
     assert len(server.requests()) == sum(1 + len(r.candidates) for r in requests)
@@ -217,3 +218,17 @@ def test_stopping_early_cancels_the_remaining_requests(fake_openai: Any, photos:
     assert response.text and 0 <= index < 8
     assert len(server.requests()) <= 4
 
+
+
+def test_one_shot_sends_the_demonstration_as_earlier_turns(fake_openai: Any, photos: Path,
+                                                           tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    server = fake_openai()
+    code, _, err = _run(["run", "--suite", str(photos), "--model", "openai:fake-vlm",
+                         "--base-url", server.url, "--strategy", "one-shot-cot",
+                         "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    log = server.requests()
+    assert len(log) == 8
+    assert all(r["roles"] == ["user", "assistant", "user"] and r["images"] == 2 for r in log)

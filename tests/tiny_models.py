@@ -88,7 +88,8 @@ LLAVA_TEMPLATE = (
     "{{ bos_token }}{% for m in messages %}{{ m['role'] | upper }}: "
     "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}"
     "{% if c['type'] == 'image' %}<image>{{ '\n' }}{% else %}{{ c['text'] }}{% endif %}"
-    "{% endfor %}{% endif %}{{ '\n' }}{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
+    "{% endfor %}{% endif %}{{ '\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}ASSISTANT:{% endif %}"
 )
 
 

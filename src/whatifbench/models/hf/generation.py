@@ -21,7 +21,8 @@ def batches(prompts: Sequence[Prompt], budgets: Sequence[int],
             yield members[start:start + size]
 
 
-def generate_batch(loaded: Loaded, prompts: Sequence[Prompt], max_new_tokens: int) -> list[Response]:
+def generate_batch(loaded: Loaded, prompts: Sequence[Prompt],
+                   max_new_tokens: int) -> list[Response]:
     """Greedy replies for prompts that share image count, answer prefix and budget."""
     import torch
 

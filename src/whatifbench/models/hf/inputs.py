@@ -126,8 +126,10 @@ def encode(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
                                  return_tensors="pt")
     except (ValueError, TypeError) as exc:
         raise WhatifError(
-            f"The processor of this checkpoint rejected the request ({exc}); if it takes one "
-            "image per prompt, use --image-layout composite or -M multi_image=false."
+            f"The processor of the checkpoint in {loaded.folder} rejected a request with "
+            f"{sorted(counts)} image(s) ({str(exc).splitlines()[0]}). If the model takes one "
+            "image per prompt, pass -M multi_image=false (runs then stop early with the advice to "
+            "use --image-layout composite)."
         ) from None
     inputs = {k: v for k, v in batch.items() if k != "labels"}
     inputs = append_tokens(loaded, inputs, prompts[0].prefix_ids)

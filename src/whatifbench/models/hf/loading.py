@@ -16,8 +16,8 @@ DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16
           "float16": "float16", "fp16": "float16", "auto": "auto"}
 DEVICES = ("auto", "cpu", "cuda", "mps")
 RANK_METHODS = ("cache", "separate")
-SINGLE_IMAGE_TYPES = frozenset({"paligemma", "blip-2", "instructblip"})
-"""Model types whose processors place all images before one prompt (no interleaving)."""
+SINGLE_IMAGE_TYPES = frozenset({"paligemma"})
+"""Model types whose prompts take one image (their processors put images before the text)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,8 @@ class Loaded:
     """``torch.dtype`` of floating inputs (pixel values)."""
     model_type: str
     """``config.model_type`` (selects the few model-specific paths)."""
+    folder: Path
+    """The checkpoint folder."""
 
     @property
     def tokenizer(self) -> Any:
@@ -205,4 +207,4 @@ def load(spec: str, folder: Path, model_type: str, options: HFOptions) -> Loaded
     processor.tokenizer.padding_side = "left"
     if processor.tokenizer.pad_token is None:
         processor.tokenizer.pad_token = processor.tokenizer.eos_token
-    return Loaded(processor, model.eval(), device, dtype, model_type)
+    return Loaded(processor, model.eval(), device, dtype, model_type, folder)
