@@ -22,7 +22,7 @@ from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.requests import RequestBuilder, choose_demos
 
-ARCHS = ["llava", "idefics3", "paligemma", "qwen2_vl"]
+ARCHS = ["llava", "idefics3", "paligemma", "qwen2_vl", "blip2"]
 
 
 @pytest.fixture(scope="module")
@@ -273,3 +273,22 @@ def test_every_strategy_runs_end_to_end(tiny_idefics3: Path, photos: Path, tmp_p
                (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
     assert all(("Let's think step by step" in p) == (strategy == "cot") for p in prompts)
     assert all(("Scene description:" in p) == (strategy == "ccot") for p in prompts)
+
+
+def test_blip2_without_chat_template_runs_the_papers_prompt(tiny_models: Any, photos: Path,
+                                                            tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    path = tiny_models.path("blip2")
+    backend = _backend(path)
+    request = _requests(photos, "generate")[0]
+    prompt = build_prompt(backend.loaded, request, backend.spec)
+    assert prompt.text == request.prompt and prompt.images == request.images
+    for mode in ("generate", "rank"):
+        code, _, err = _run(["run", "--suite", str(photos), "--model", f"hf:{path}",
+                             "--prompt", "paper:blip2", "--answer-mode", mode, "--limit", "2",
+                             "--max-new-tokens", "6", "--out", str(tmp_path / mode)], capsys)
+        assert code == 0, err
+        sample = json.loads((tmp_path / mode / "samples.jsonl").read_text().splitlines()[0])
+        assert sample["prompt"].startswith("Question: ")
+        assert sample["prompt"].endswith(" Short answer:")

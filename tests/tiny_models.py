@@ -9,7 +9,8 @@ seed and saves everything with ``save_pretrained``. ``load_tiny`` reloads a fold
 
 Architectures: ``llava`` (CLIP vision + Llama text), ``idefics3`` (SigLIP-like vision + Llama,
 SmolVLM-style template), ``paligemma`` (SigLIP + Gemma, no chat template) and ``qwen2_vl``
-(needs torchvision for its image processor). Pytest fixtures at the bottom build each model once
+(needs torchvision for its image processor) and ``blip2`` (ViT + Q-Former + OPT, no chat template).
+Pytest fixtures at the bottom build each model once
 per session; ``build_llava(..., **sizes)`` also makes the larger random model of
 ``bench/bench_rank.py``.
 """
@@ -24,7 +25,7 @@ from typing import Any
 
 import pytest
 
-ARCHITECTURES = ("llava", "idefics3", "paligemma", "qwen2_vl")
+ARCHITECTURES = ("llava", "idefics3", "paligemma", "qwen2_vl", "blip2")
 
 CORPUS = (
     "How many flowers are in the image? A: 3 B: 4 C: 5 D: 6",
@@ -251,9 +252,44 @@ def build_qwen2_vl(out: Path, seed: int = 0) -> Path:
     return _save(out, processor, Qwen2VLForConditionalGeneration(config))
 
 
+def build_blip2(out: Path, seed: int = 0) -> Path:
+    """BLIP-2 layout: ViT, Q-Former with learned queries, OPT text model; no chat template."""
+    from transformers import (
+        Blip2Config,
+        Blip2ForConditionalGeneration,
+        Blip2Processor,
+        Blip2QFormerConfig,
+        Blip2VisionConfig,
+        BlipImageProcessor,
+        OPTConfig,
+    )
+
+    tok = train_tokenizer(["<unk>", "<s>", "</s>", "<pad>"])
+    queries = 4
+    # The processor adds its <image> token and puts one per query before the text.
+    processor = Blip2Processor(image_processor=BlipImageProcessor(size={"height": 32,
+                                                                        "width": 32}),
+                               tokenizer=tok, num_query_tokens=queries)
+    config = Blip2Config(
+        vision_config=Blip2VisionConfig(hidden_size=32, intermediate_size=64,
+                                        num_hidden_layers=2, num_attention_heads=2,
+                                        image_size=32, patch_size=8),
+        qformer_config=Blip2QFormerConfig(hidden_size=32, intermediate_size=64,
+                                          num_hidden_layers=2, num_attention_heads=2,
+                                          encoder_hidden_size=32, vocab_size=len(tok)),
+        text_config=OPTConfig(vocab_size=len(tok), hidden_size=32, ffn_dim=64,
+                              num_hidden_layers=2, num_attention_heads=2,
+                              word_embed_proj_dim=32, max_position_embeddings=2048,
+                              init_std=0.2, bos_token_id=tok.bos_token_id,
+                              eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id),
+        num_query_tokens=queries, image_token_index=tok.convert_tokens_to_ids("<image>"))
+    _seeded(seed)
+    return _save(out, processor, Blip2ForConditionalGeneration(config))
+
+
 BUILDERS: dict[str, Callable[..., Path]] = {
     "llava": build_llava, "idefics3": build_idefics3, "paligemma": build_paligemma,
-    "qwen2_vl": build_qwen2_vl,
+    "qwen2_vl": build_qwen2_vl, "blip2": build_blip2,
 }
 
 

@@ -1,5 +1,5 @@
-"""Requests → model inputs: the checkpoint's chat template (PaliGemma: its prompt format),
-images, and the answer prefix appended as tokens."""
+"""Requests → model inputs: the checkpoint's chat template (or the prompt format of the few
+models without one), images, and the answer prefix appended as tokens."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from PIL import Image
 
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Request
-from whatifbench.models.hf.loading import Loaded
+from whatifbench.models.hf.loading import PLAIN_PROMPT_TYPES, Loaded
 
 TOKEN_KEYS = ("input_ids", "attention_mask", "token_type_ids", "mm_token_type_ids")
 """Per-token inputs that grow when tokens are appended to an encoded prompt."""
@@ -56,7 +56,8 @@ def _messages(request: Request) -> list[dict[str, Any]]:
 
 def build_prompt(loaded: Loaded, request: Request, spec: str,
                  candidate_space: bool | None = None) -> Prompt:
-    """Format one request with the checkpoint's chat template (or PaliGemma's format).
+    """Format one request with the checkpoint's chat template (PaliGemma: its own format;
+    BLIP-2, InstructBLIP: plain text, their processors put the image tokens first).
 
     ``candidate_space``: see ``HFOptions.candidate_space``.
     """
@@ -67,6 +68,8 @@ def build_prompt(loaded: Loaded, request: Request, spec: str,
         # <bos> after the images and ends the prompt with a newline.
         text = processor.image_token * len(images) + "\n".join(t.text for t in request.turns)
         context = text + "\n"
+    elif loaded.model_type in PLAIN_PROMPT_TYPES:
+        text = context = "\n".join(t.text for t in request.turns)
     else:
         if not getattr(processor, "chat_template", None):
             raise WhatifError(

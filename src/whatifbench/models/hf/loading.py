@@ -16,8 +16,11 @@ DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16
           "float16": "float16", "fp16": "float16", "auto": "auto"}
 DEVICES = ("auto", "cpu", "cuda", "mps")
 RANK_METHODS = ("cache", "separate")
-SINGLE_IMAGE_TYPES = frozenset({"paligemma"})
+SINGLE_IMAGE_TYPES = frozenset({"paligemma", "blip-2", "instructblip"})
 """Model types whose prompts take one image (their processors put images before the text)."""
+PLAIN_PROMPT_TYPES = frozenset({"blip-2", "instructblip"})
+"""Model types without a chat template whose processors insert the image tokens themselves:
+their prompt is the plain text of the request."""
 
 
 @dataclass(frozen=True)

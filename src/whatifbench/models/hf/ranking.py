@@ -43,14 +43,23 @@ def _keep_kwargs(model: Any, n: int) -> dict[str, Any]:
     return {"logits_to_keep": n} if "logits_to_keep" in params else {}
 
 
+def takes_cache(model: Any) -> bool:
+    """True when the model's forward pass continues from a KV cache (not BLIP-2/InstructBLIP,
+    whose forward always starts from the image)."""
+    return "past_key_values" in inspect.signature(model.forward).parameters
+
+
 def score_cached(loaded: Loaded, prompt: Prompt, request: Request) -> Response:
-    """Scores from one encoding of the prompt (shared KV cache)."""
+    """Scores from one encoding of the prompt (shared KV cache). Models that cannot continue
+    from a cache score multi-token candidates with ``score_separately``."""
     import torch
 
     ids = candidate_ids(loaded, prompt, request)
-    inputs = encode(loaded, [prompt])
     multi = [k for k, toks in enumerate(ids) if len(toks) > 1]
     model = loaded.model
+    if multi and not takes_cache(model):
+        return score_separately(loaded, prompt, request)
+    inputs = encode(loaded, [prompt])
     with torch.inference_mode():
         out = model(**inputs, use_cache=bool(multi), **_keep_kwargs(model, 1))
         first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)

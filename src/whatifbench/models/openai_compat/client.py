@@ -68,11 +68,9 @@ def retry_after(headers: httpx.Headers) -> float | None:
 class RetryingClient:
     """POSTs JSON bodies to ``base_url + path`` with at most ``max_connections`` in flight."""
 
-    def __init__(self, options: OpenAIOptions, redact: Redactor,
-                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+    def __init__(self, options: OpenAIOptions, redact: Redactor) -> None:
         self.options = options
         self.redact = redact
-        self.sleep = sleep
         self.rng = random.Random()
         parts = urlsplit(options.base_url)
         auth = None
@@ -90,7 +88,7 @@ class RetryingClient:
         # each request, which costs more CPU than the request itself at 16+ connections.
         verify = ssl_context(parts.scheme == "https")
         self.clients = [httpx.AsyncClient(headers=headers, auth=auth, timeout=timeout,
-                                          verify=verify, trust_env=False,
+                                          verify=verify,
                                           limits=httpx.Limits(max_connections=1,
                                                               max_keepalive_connections=1))
                         for _ in range(options.max_connections)]
@@ -148,7 +146,7 @@ class RetryingClient:
                         raise CallFailed(self.redact(problem))
                     asked = retry_after(response.headers)
             if attempt + 1 < attempts:
-                await self.sleep(self._delay(attempt, asked))
+                await asyncio.sleep(self._delay(attempt, asked))
         raise CallFailed(self.redact(f"{problem} (after {attempts} attempt"
                                      f"{'s' if attempts != 1 else ''})"))
 
