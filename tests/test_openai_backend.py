@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import types
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,7 @@ def test_stopping_early_cancels_the_remaining_requests(fake_openai: Any, photos:
     server = fake_openai({"latency": 0.3})
     backend = OpenAIBackend("openai:fake-vlm", {"base_url": server.url, "max_connections": 2})
     stream = backend.generate(_requests(photos, "generate"))
+    assert isinstance(stream, types.GeneratorType)
     index, response = next(stream)
     stream.close()
     assert response.text and 0 <= index < 8
