@@ -76,7 +76,7 @@ def test_rank_requests_score_option_texts(dataset: Dataset) -> None:
 
 def _demo_turns(dataset: Dataset, strategy: str, mode: str, item: Item) -> tuple[str, str]:
     protocol = Protocol(strategy=strategy, answer_mode=mode).resolved("rank")
-    demos = choose_demos(dataset, dataset.items, seed=0)
+    demos = choose_demos(dataset, dataset.items, seed=0, suite=CfmmSuite())
     request = RequestBuilder(CfmmSuite(), protocol, dataset, demos).build(item)
     assert len(request.turns) == 3 and request.turns[1].role == "assistant"
     assert len(request.images) == 2  # the demonstration's image, then the item's

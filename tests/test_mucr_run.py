@@ -99,8 +99,11 @@ def test_one_shot_request_shape(release: tuple[Path, Path]) -> None:
     suite = get_suite("mucr")
     protocol = Protocol(strategy="one-shot").resolved(
         "generate", default_tokens=suite.default_max_new_tokens)
-    builder = RequestBuilder(suite, protocol, ds, choose_demos(ds, ds.items, 0))
+    builder = RequestBuilder(suite, protocol, ds, choose_demos(ds, ds.items, 0, suite))
     item = next(i for i in ds.items if i.id == "3-c2e")
+    for evaluated, demo in builder.demos.items():  # never from the item's own group of four
+        own = next(i for i in ds.items if i.id == evaluated)
+        assert not set(demo.meta["group_of_four"]) & set(own.meta["group_of_four"])
     request = builder.build(item)
     demo_turn, answer, question = request.turns
     assert [p.text for p in demo_turn.parts if p.text is not None][:5] == \

@@ -123,7 +123,7 @@ def test_limit_keeps_pairs_whole_and_subset_is_seeded(tmp_path: Path) -> None:
 def test_one_shot_demonstrations_come_from_outside_the_evaluated_set(tmp_path: Path) -> None:
     ds = load_dataset(make_choice_dataset(tmp_path / "ds", n_pairs=8))
     evaluated = select_items(ds.items, 4, None, 0)
-    demos = choose_demos(ds, evaluated, seed=0)
+    demos = choose_demos(ds, evaluated, seed=0, suite=CvqaSyntheticSuite())
     outside = {i.id for i in ds.items} - {i.id for i in evaluated}
     assert all(d.id in outside for d in demos.values())
     assert all(d.group == i.group and d.role == i.role for i in evaluated
@@ -134,7 +134,7 @@ def test_one_shot_demonstrations_come_from_outside_the_evaluated_set(tmp_path: P
     assert [t.role for t in req.turns] == ["user", "assistant", "user"]
     assert len(req.images) == 2
     assert req.turns[1].text.startswith("There are ") and "So the answer is" in req.turns[1].text
-    full = choose_demos(ds, ds.items, seed=0)  # everything evaluated: leave-pair-out
+    full = choose_demos(ds, ds.items, seed=0, suite=CvqaSyntheticSuite())  # leave-pair-out
     assert all(full[i.id].pair_id != i.pair_id for i in ds.items)
 
 

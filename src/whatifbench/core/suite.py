@@ -133,6 +133,11 @@ class Suite(ABC):
             return f"{letter_for(item.target_index)}"
         return item.target
 
+    def may_demonstrate(self, demo: Item, item: Item) -> bool:
+        """Whether ``demo`` may be the one-shot demonstration of ``item`` (never its own pair;
+        suites add their own exclusions)."""
+        return demo.id != item.id and (demo.pair_id is None or demo.pair_id != item.pair_id)
+
     def explain(self, item: Item) -> str | None:
         """A short reasoning for one-shot-CoT demonstrations, or ``None`` if unknown."""
         return item.provenance.get("explanation")

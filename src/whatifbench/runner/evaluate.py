@@ -80,7 +80,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         items = select_items(dataset.items, options.limit, options.subset, options.seed)
     if not items:
         raise WhatifError(f"No items of {dataset.root} were selected; check --limit/--subset.")
-    demos = (choose_demos(dataset, items, options.seed)
+    demos = (choose_demos(dataset, items, options.seed, suite)
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
     builder = RequestBuilder(suite, protocol, dataset, demos)
     backend.prepare(items)

@@ -55,36 +55,43 @@ def answer_mode_for(mode: str, item: Item) -> str:
     return "generate" if item.kind == "text" else mode
 
 
-def choose_demos(dataset: Dataset, evaluated: Sequence[Item], seed: int) -> dict[str, Item]:
+def choose_demos(dataset: Dataset, evaluated: Sequence[Item], seed: int,
+                 suite: Suite) -> dict[str, Item]:
     """One demonstration per evaluated item, chosen deterministically.
 
-    Preference: an item outside the evaluated set with the same group and role (so every item of
-    a group sees the same demonstration); when everything is evaluated, an item of the same group
-    and role from another pair (leave-pair-out).
+    A demonstration has the item's group and role and is allowed by ``suite.may_demonstrate``
+    (never the item's own pair). Items outside the evaluated set are preferred (the first in a
+    seeded order, so the items of a group share it); when everything is evaluated, another
+    pair's item is used (leave-pair-out).
     """
     evaluated_ids = {i.id for i in evaluated}
 
     def order(item: Item) -> str:
         return hashlib.sha256(f"{seed}:{item.id}".encode()).hexdigest()
 
-    ranked = sorted(dataset.items, key=order)
-    outside: dict[tuple[str | None, str | None], Item] = {}
-    for item in ranked:
-        if item.id not in evaluated_ids:
-            outside.setdefault((item.group, item.role), item)
+    buckets: dict[tuple[str | None, str | None], list[Item]] = {}
+    for item in sorted(dataset.items, key=order):
+        buckets.setdefault((item.group, item.role), []).append(item)
+    has_outside = {k: any(c.id not in evaluated_ids for c in b) for k, b in buckets.items()}
     demos: dict[str, Item] = {}
     for item in evaluated:
-        demo = outside.get((item.group, item.role))
-        if demo is None:
-            demo = next((c for c in ranked if c.group == item.group and c.role == item.role
-                         and c.id != item.id
-                         and (c.pair_id is None or c.pair_id != item.pair_id)), None)
-        if demo is None:
-            raise WhatifError(
-                f"No demonstration is available for item {item.id} (group {item.group!r}): the "
-                "dataset has no other item of its group and role. Use --strategy zero-shot or cot."
-            )
-        demos[item.id] = demo
+        key = (item.group, item.role)
+        fallback: Item | None = None
+        for c in buckets.get(key, []):
+            if not suite.may_demonstrate(c, item):
+                continue
+            fallback = fallback or c
+            if not has_outside[key] or c.id not in evaluated_ids:
+                demos[item.id] = c
+                break
+        else:
+            if fallback is None:
+                raise WhatifError(
+                    f"No demonstration is available for item {item.id} (group {item.group!r}): "
+                    "the dataset has no other item of its group and role. Use --strategy "
+                    "zero-shot or cot."
+                )
+            demos[item.id] = fallback
     return demos
 
 

@@ -49,7 +49,8 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
     positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}
     items: list[Item] = []
     for k, r in enumerate(records):
-        base_meta: dict[str, Any] = {"category": r.category, "style": r.style, "record": r.id}
+        base_meta: dict[str, Any] = {"category": r.category, "style": r.style, "record": r.id,
+                                     "group_of_four": sorted({r.id, *r.links})}
         links = [by_id[link] for link in r.links]
         common = {"program": PROGRAM, "seed": seed, "source": {"file": source, "line": r.line},
                   "explanation": r.explanations[2][0]}

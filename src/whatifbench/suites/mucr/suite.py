@@ -47,6 +47,11 @@ class MucrSuite(Suite):
             return item.question
         return super().prompt_text(item, protocol)
 
+    def may_demonstrate(self, demo: Item, item: Item) -> bool:
+        """Never a pair of the item's own group of four: its images are the item's distractors."""
+        return super().may_demonstrate(demo, item) and not (
+            set(demo.meta.get("group_of_four", ())) & set(item.meta.get("group_of_four", ())))
+
     def extract(self, item: Item, reply: str, protocol: Protocol) -> dict[str, Extraction]:
         """Image questions: a letter, or ``image B`` in words; Cue: a letter or the phrase;
         Exp: the reply itself (split into its three parts when judged)."""
