@@ -33,8 +33,9 @@ def photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _requests(dataset_dir: Path, mode: str, strategy: str = "zero-shot") -> list[Request]:
     dataset = load_dataset(dataset_dir)
     protocol = Protocol(answer_mode=mode, strategy=strategy).resolved("generate")
-    demos = choose_demos(dataset, dataset.items, 0) if strategy == "one-shot" else None
-    builder = RequestBuilder(get_suite(dataset.suite), protocol, dataset, demos)
+    suite = get_suite(dataset.suite)
+    demos = choose_demos(dataset, dataset.items, 0, suite) if strategy == "one-shot" else None
+    builder = RequestBuilder(suite, protocol, dataset, demos)
     return [builder.build(item) for item in dataset.items]
 
 
