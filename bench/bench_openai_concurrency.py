@@ -28,7 +28,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     opts = parser.parse_args()
 
-    from fake_openai_server import FakeOpenAIServer, png
+    from fake_openai_model import png
+    from fake_openai_server import FakeOpenAIServer
 
     from whatifbench.models.base import Part, Request, Turn
     from whatifbench.models.openai_compat.backend import OpenAIBackend

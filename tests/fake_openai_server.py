@@ -24,7 +24,7 @@ Endpoints (all under ``/v1``):
 - ``GET /models``: the configured model names.
 
 Tokens are single characters; an image is one token ``<image:HASH>``. Each token's
-log-probability is a deterministic function of everything before it.
+log-probability is a deterministic function of everything before it (``fake_openai_model``).
 
 Configuration (a dict, written to a JSON file for the subprocess):
 
@@ -51,108 +51,32 @@ import argparse
 import base64
 import hashlib
 import json
-import re
 import socket
 import subprocess
 import sys
 import threading
 import time
-import zlib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 
 import pytest
+from fake_openai_model import (
+    content_tokens,
+    digest,
+    png,
+    render,
+    reply_for,
+    token_id,
+    token_logprobs,
+)
 
 DEFAULTS: dict[str, Any] = {
     "latency": 0.0, "schedule": {}, "cycle": [], "retry_after": 1, "hang": 30.0, "rules": [],
     "models": ["fake-vlm"], "strict_models": False, "api_key": None,
     "echo_auth_in_errors": False, "prompt_logprobs": True, "reject_params": [],
 }
-
-
-# -- deterministic model: rendering, tokens, log-probabilities, replies ------------------------
-def _digest(*parts: str) -> int:
-    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
-
-
-def _image_token(url: str) -> str:
-    data = url.split(",", 1)[1] if url.startswith("data:") else url
-    return f"<image:{hashlib.sha256(data.encode()).hexdigest()[:12]}>"
-
-
-def _content_tokens(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return list(content)
-    tokens: list[str] = []
-    for part in content or []:
-        if part.get("type") == "text":
-            tokens += list(part.get("text", ""))
-        elif part.get("type") == "image_url":
-            tokens.append(_image_token(part["image_url"]["url"]))
-    return tokens
-
-
-def render(messages: list[dict[str, Any]], add_generation_prompt: bool = True,
-           continue_final_message: bool = False) -> list[str]:
-    """The prompt tokens of a conversation: ``<role>`` content ``</role>`` per message, then
-    ``<assistant>`` for the generation prompt; with ``continue_final_message`` the last message
-    is left open (no closing tag), as vLLM does."""
-    tokens: list[str] = []
-    for k, message in enumerate(messages):
-        role = str(message.get("role", "user"))
-        tokens.append(f"<{role}>")
-        tokens += _content_tokens(message.get("content"))
-        if not (continue_final_message and k == len(messages) - 1):
-            tokens.append(f"</{role}>")
-    if add_generation_prompt and not continue_final_message:
-        tokens.append("<assistant>")
-    return tokens
-
-
-def token_logprobs(tokens: list[str]) -> list[float | None]:
-    """Log-probability of each token given all before it (``None`` for the first)."""
-    out: list[float | None] = [None]
-    state = hashlib.sha256(tokens[0].encode()).hexdigest() if tokens else ""
-    for token in tokens[1:]:
-        value = _digest(state, token)
-        out.append(-0.05 - (value % 4000) / 500.0)
-        state = hashlib.sha256(f"{state}\x1f{token}".encode()).hexdigest()
-    return out
-
-
-def token_id(token: str) -> int:
-    """A stable id for a token."""
-    return _digest("id", token) % 100_000
-
-
-def reply_for(text: str, rules: list[dict[str, Any]], whole: str) -> str:
-    """The scripted reply for ``text`` (the last user message), else the default answer."""
-    for rule in rules:
-        if "contains" in rule and rule["contains"] in text:
-            return str(rule["reply"])
-        if "regex" in rule and re.search(rule["regex"], text):
-            return str(rule["reply"])
-    return f"The answer is ({'ABCD'[_digest('reply', whole) % 4]})."
-
-
-def png(prompt: str, size: tuple[int, int]) -> bytes:
-    """A deterministic RGB PNG: stripes coloured from a hash of the prompt."""
-    width, height = size
-    seed = hashlib.sha256(prompt.encode()).digest()
-    rows = []
-    for y in range(height):
-        c = seed[(y * 3) % 30: (y * 3) % 30 + 3]
-        rows.append(b"\x00" + bytes(c) * width)
-    raw = zlib.compress(b"".join(rows), 6)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
-
-    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + b"\x08\x02\x00\x00\x00"
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")
 
 
 # -- the HTTP server -----------------------------------------------------------------------------
@@ -280,7 +204,7 @@ class Handler(BaseHTTPRequestHandler):
         continue_final = bool(body.get("continue_final_message"))
         tokens = render(messages, bool(body.get("add_generation_prompt", True)), continue_final)
         users = [m for m in messages if m.get("role") == "user"]
-        text = "".join(t for t in _content_tokens(users[-1].get("content")) if len(t) == 1) \
+        text = "".join(t for t in content_tokens(users[-1].get("content")) if len(t) == 1) \
             if users else ""
         reply = reply_for(text, config["rules"], "".join(tokens))
         limit = body.get("max_tokens") or body.get("max_completion_tokens")
@@ -288,7 +212,7 @@ class Handler(BaseHTTPRequestHandler):
         if isinstance(limit, int) and len(reply) > limit:
             reply, finish = reply[:limit], "length"
         answer: dict[str, Any] = {
-            "id": f"chatcmpl-{_digest(''.join(tokens)) % 10**12}", "object": "chat.completion",
+            "id": f"chatcmpl-{digest(''.join(tokens)) % 10**12}", "object": "chat.completion",
             "model": body.get("model"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
                          "finish_reason": finish}],

@@ -43,6 +43,21 @@ def _backend(path: Path, **args: Any) -> HFBackend:
     return HFBackend(f"hf:{path}", args)
 
 
+@pytest.mark.parametrize(("arch", "model_class"), [
+    ("llava", "LlavaForConditionalGeneration"), ("idefics3", "Idefics3ForConditionalGeneration"),
+    ("paligemma", "PaliGemmaForConditionalGeneration"),
+    ("qwen2_vl", "Qwen2VLForConditionalGeneration"), ("blip2", "Blip2ForConditionalGeneration")])
+def test_tiny_models_reload_offline_through_the_auto_classes(tiny_models: Any, arch: str,
+                                                              model_class: str) -> None:
+    from tiny_models import load_tiny
+
+    processor, model = load_tiny(tiny_models.path(arch))
+    assert type(model).__name__ == model_class
+    assert sum(p.numel() for p in model.parameters()) < 250_000
+    assert (processor.chat_template is None) == (arch in ("paligemma", "blip2"))
+    assert len(processor.tokenizer) <= model.get_input_embeddings().num_embeddings
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 def test_batched_greedy_generation_equals_unbatched(tiny_models: Any, photos: Path,
                                                     arch: str) -> None:

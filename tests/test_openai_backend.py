@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai_server import render, reply_for, token_logprobs
+from fake_openai_model import render, reply_for, token_logprobs
 from photos import make_photo_dataset
 
 from whatifbench.cli.main import main

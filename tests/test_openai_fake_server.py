@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 import httpx
-from fake_openai_server import png, render, token_logprobs
+from fake_openai_model import png, render, token_logprobs
 from PIL import Image
 
 

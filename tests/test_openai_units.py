@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_openai_server import render, token_logprobs
+from fake_openai_model import render, token_logprobs
 
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Turn
