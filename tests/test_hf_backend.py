@@ -248,6 +248,12 @@ def test_bad_checkpoint_or_arguments_are_one_clear_error(tiny_llava: Path, tmp_p
     assert message in str(info.value)
 
 
+def test_arguments_of_the_openai_backend_in_one_run_are_left_to_it(tiny_llava: Path) -> None:
+    backend = HFBackend(f"hf:{tiny_llava}", {"batch_size": 2, "base_url": "http://h/v1",
+                                             "max_connections": 4})
+    assert backend.describe()["args"] == {"batch_size": 2}
+
+
 def test_a_folder_that_is_not_a_vision_language_model_is_one_clear_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "ckpt").mkdir()

@@ -152,3 +152,12 @@ def test_reply_parsing_rejects_malformed_answers() -> None:
     assert prompt_logprobs({"prompt_logprobs": [None, {"5": {"logprob": -0.5, "rank": 1},
                                                       "9": {"logprob": -2.0, "rank": 3}}]}) \
         == [None, -2.0]
+
+
+def test_arguments_of_the_other_backends_in_one_run_are_left_to_them() -> None:
+    """``--model hf:DIR --model openai:NAME`` share their -M arguments."""
+    backend = OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_size": 4,
+                                         "dtype": "bf16", "max_connections": 3})
+    assert backend.args == {"base_url": "http://h:5/v1", "max_connections": 3}
+    with pytest.raises(WhatifError, match="Unknown argument"):
+        OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_sise": 4})

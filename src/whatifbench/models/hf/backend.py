@@ -18,6 +18,7 @@ from whatifbench.models.hf.loading import (
     load,
     require_hf,
 )
+from whatifbench.models.shared_args import own_args
 
 
 def _package_version(name: str) -> str:
@@ -32,9 +33,10 @@ class HFBackend(Backend):
     """A local transformers checkpoint (``hf:PATH``), loaded on first use."""
 
     name_arg_required = True
+    arg_names = frozenset(HFOptions.__dataclass_fields__)
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
-        super().__init__(spec, args)
+        super().__init__(spec, own_args(type(self), args))
         require_hf()
         self.options = HFOptions.from_args(spec, self.args)
         self.folder, config = checkpoint_folder(spec)

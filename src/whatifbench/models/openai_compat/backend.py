@@ -27,6 +27,7 @@ from whatifbench.models.openai_compat.payloads import (
     ranking_bodies,
     reply_text,
 )
+from whatifbench.models.shared_args import own_args
 
 CHAT = "/chat/completions"
 RANKING_PARAMS = ("prompt_logprobs", "continue_final_message", "add_generation_prompt")
@@ -41,8 +42,10 @@ class OpenAIBackend(Backend):
     capabilities = Capabilities(generate=True, rank=True, multi_image=True)
     execution_args = frozenset({"max_connections", "timeout", "max_retries", "backoff",
                                 "backoff_max"})
+    arg_names = frozenset(OpenAIOptions.__dataclass_fields__)
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
+        args = own_args(type(self), args)
         self.options = OpenAIOptions.from_args(spec, args)
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})
         self.model = spec.split(":", 1)[1]
