@@ -22,6 +22,7 @@ from whatifbench.models.openai_compat.payloads import (
     RankingUnsupported,
     candidate_scores,
     chat_messages,
+    generation_body,
     prompt_logprobs,
     ranking_bodies,
     reply_text,
@@ -70,6 +71,7 @@ def test_options_come_from_arguments_then_environment(monkeypatch: pytest.Monkey
     assert (opts.base_url, opts.api_key, opts.max_connections, opts.timeout) == \
         ("http://x:2/v1", "k2", 3, 2.0)
     assert "k2" not in repr(opts)
+    assert OpenAIOptions.from_args("openai:m", {"temperature": None}).temperature is None
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -161,3 +163,13 @@ def test_arguments_of_the_other_backends_in_one_run_are_left_to_them() -> None:
     assert backend.args == {"base_url": "http://h:5/v1", "max_connections": 3}
     with pytest.raises(WhatifError, match="Unknown argument"):
         OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_sise": 4})
+
+
+def test_generation_body_sends_the_budget_under_the_chosen_name(tmp_path: Path) -> None:
+    request = _request(tmp_path)
+    body = generation_body("m", request, OpenAIOptions())
+    assert (body["temperature"], body["max_tokens"]) == (0.0, 7)
+    body = generation_body("m", request, OpenAIOptions.from_args(
+        "openai:m", {"temperature": None, "max_tokens_param": "max_completion_tokens"}))
+    assert "temperature" not in body and "max_tokens" not in body
+    assert body["max_completion_tokens"] == 7

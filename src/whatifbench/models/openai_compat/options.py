@@ -34,8 +34,9 @@ class OpenAIOptions:
     """First retry delay in seconds; doubled on every retry, with jitter."""
     backoff_max: float = 60.0
     """Longest delay between retries (a server's ``Retry-After`` is honoured up to 10 min)."""
-    temperature: float = 0.0
-    """Sampling temperature (0: greedy)."""
+    temperature: float | None = 0.0
+    """Sampling temperature (0: greedy; ``None``: not sent, for models that only accept their
+    default)."""
     max_tokens_param: str = "max_tokens"
     """Name of the token budget field (``max_completion_tokens`` for OpenAI reasoning models)."""
 
@@ -60,7 +61,7 @@ class OpenAIOptions:
         for name, kind, low in (("max_connections", int, 1), ("max_retries", int, 0),
                                 ("timeout", float, 1e-3), ("backoff", float, 0.0),
                                 ("backoff_max", float, 0.0), ("temperature", float, 0.0)):
-            if name not in args:
+            if name not in args or (name == "temperature" and args[name] is None):
                 continue
             value = args[name]
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -71,6 +72,8 @@ class OpenAIOptions:
         token_param = str(args.get("max_tokens_param", "max_tokens"))
         if token_param not in TOKEN_PARAMS:
             raise WhatifError(f"-M max_tokens_param must be one of {', '.join(TOKEN_PARAMS)}.")
+        if "temperature" in args and args["temperature"] is None:
+            values["temperature"] = None
         return cls(base_url=base_url, api_key=None if key is None else str(key),
                    max_tokens_param=token_param, **values)
 

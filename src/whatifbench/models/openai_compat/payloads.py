@@ -55,8 +55,9 @@ def chat_messages(request: Request, answer_prefix: bool = True) -> list[dict[str
 
 def generation_body(model: str, request: Request, options: OpenAIOptions) -> dict[str, Any]:
     """Body of a generation call."""
-    body: dict[str, Any] = {"model": model, "messages": chat_messages(request),
-                            "temperature": options.temperature}
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(request)}
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
     body[options.max_tokens_param] = request.max_new_tokens
     return body
 
