@@ -6,6 +6,14 @@ import os
 from pathlib import Path
 
 import pytest
+from fake_openai_server import fake_openai  # noqa: F401  (fixture: a local OpenAI-style server)
+from tiny_models import (  # noqa: F401  (session fixtures: tiny real-architecture models)
+    tiny_idefics3,
+    tiny_llava,
+    tiny_models,
+    tiny_paligemma,
+    tiny_qwen2_vl,
+)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

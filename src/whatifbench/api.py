@@ -20,8 +20,18 @@ from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
 
-__all__ = ["DEFAULT_MODELS", "default_suite", "evaluate", "load_dataset", "run_all",
-           "tables_for", "write_outputs", "Protocol", "RunOptions", "RunStore"]
+__all__ = [
+    "DEFAULT_MODELS",
+    "Protocol",
+    "RunOptions",
+    "RunStore",
+    "default_suite",
+    "evaluate",
+    "load_dataset",
+    "run_all",
+    "tables_for",
+    "write_outputs",
+]
 
 DEFAULT_MODELS = ("builtin:random", "builtin:constant", "builtin:ignore-premise",
                   "builtin:scene-reader")
@@ -50,12 +60,13 @@ def default_suite(log: Callable[[str], None] | None = None) -> Path:
 
 
 def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
-            model_args: Mapping[str, Any] | None = None, protocol: Protocol = Protocol(),
-            options: RunOptions = RunOptions(), store: RunStore | None = None,
+            model_args: Mapping[str, Any] | None = None, protocol: Protocol | None = None,
+            options: RunOptions | None = None, store: RunStore | None = None,
             on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
     """Evaluate every dataset with every model; datasets are validated before any model loads."""
     loaded = [d if isinstance(d, Dataset) else load_dataset(d) for d in datasets]
-    protocol.validate()
+    protocol = (protocol or Protocol()).validate()
+    options = options or RunOptions()
     own_store = store is None
     store = store or RunStore()
     results: list[RunResult] = []

@@ -30,35 +30,43 @@ def extract_choice(reply: str, choices: Sequence[str]) -> Extraction:
     if not text:
         return Extraction(None, "empty")
     letters = LETTERS[: len(choices)]
-    index = _find_letter(text, letters)
+    index, flag = _find_letter(text, letters)
     if index is not None:
         return Extraction(choices[index])
+    if flag:
+        return Extraction(None, flag)
     return _find_value(text, choices)
 
 
-def _find_letter(text: str, letters: str) -> int | None:
+def _find_letter(text: str, letters: str) -> tuple[int | None, str | None]:
     cls = f"[{letters}]"
     # The whole reply is a letter: "B", "(B)", "B.", "b)".
     whole = re.fullmatch(rf"\(?({cls})\)?[.:)]?", text, flags=re.IGNORECASE)
     if whole:
-        return letters.index(whole.group(1).upper())
+        return letters.index(whole.group(1).upper()), None
+    # Letters written as option markers anywhere: "(C)", "C:" or "C)".
+    marked = {a or b for a, b in re.findall(rf"\(({cls})\)|\b({cls})[:)]", text)}
     # "Answer: B", "The answer is (B)", "correct option is B: 11", "I choose C".
-    keyed = re.findall(
+    keyed = set(re.findall(
         rf"\b(?i:answer|option|choice|choose|select|pick)\w*\s*(?i:is|would be|:)?\s*:?\s*"
         rf"(?i:option\s+)?\(?({cls})\b(?!')",
-        text)
-    if keyed and len(set(keyed)) == 1:
-        return letters.index(keyed[0])
+        text))
+    if len(keyed) == 1:
+        letter = keyed.pop()
+        if marked - {letter}:
+            return None, "ambiguous"
+        return letters.index(letter), None
+    if len(keyed) > 1:
+        return None, "ambiguous"
     # Starts with a letter then a delimiter: "B: 11", "(B) 11", "B. eleven".
     lead = re.match(rf"\(?({cls})(?:\)|[.:])(?:\s|$)", text)
     if lead:
-        return letters.index(lead.group(1))
-    # Exactly one distinct letter written as an option marker: "(C)", "C:" or "C)" anywhere.
-    marked = set(re.findall(rf"\(({cls})\)|\b({cls})[:)]", text))
-    found = {a or b for a, b in marked}
-    if len(found) == 1:
-        return letters.index(found.pop())
-    return None
+        return letters.index(lead.group(1)), None
+    if len(marked) == 1:
+        return letters.index(marked.pop()), None
+    if len(marked) > 1:
+        return None, "ambiguous"
+    return None, None
 
 
 def _find_value(text: str, choices: Sequence[str]) -> Extraction:

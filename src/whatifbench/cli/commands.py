@@ -9,14 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import api
+from whatifbench.causal.coverage import scene_graph_stats
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
 from whatifbench.runner.backends import parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.results import RunResult, load_runs
 from whatifbench.runner.store import RunStore
+
 
 def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
@@ -37,24 +40,44 @@ def add_run(sub: Any) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
     p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
     p.add_argument("--limit", type=int, help="evaluate the first N items (whole pairs)")
-    p.add_argument("--subset", type=float, help="evaluate a seeded random share of pairs")
+    p.add_argument("--subset", type=_subset, metavar="SHARE|NAME",
+                   help="evaluate a seeded random share of pairs (e.g. 0.1), or a named subset "
+                        "of the suite (e.g. paper: the release's own sampling)")
     p.add_argument("--seed", type=int, default=0, help="seed for --subset and demonstrations")
     p.add_argument("--prompt", default="default", help="prompt variant: default | paper[:family]")
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES)
     p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
     p.add_argument("--image-layout", default="multi", choices=LAYOUTS)
     p.add_argument("--parser", default="default", help="parser to score with: default | paper")
-    p.add_argument("--score-by", default="sum", choices=SCORE_BY,
-                   help="rank mode: summed (default) or per-token mean log-probability")
+    p.add_argument("--score-by", choices=SCORE_BY,
+                   help="rank mode: summed or per-token mean log-probability (default: the "
+                        "suite's own)")
     p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--judge", metavar="SPEC",
+                   help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
+                        "suite's own (MuCR: the offline embedding:all-MiniLM-L6-v2)")
+    p.add_argument("--judge-arg", dest="judge_args", action="append", default=[],
+                   metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=run_command)
 
 
+def _subset(value: str) -> float | str:
+    """``--subset``: a number is a share; a word names a suite's subset."""
+    try:
+        return float(value)
+    except ValueError:
+        if not value.isidentifier():
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is neither a share such as 0.1 nor a subset name such as paper"
+            ) from None
+        return value
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
-    suites = args.suite or [api.default_suite(log=_err)]
+    suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = parse_model_args(args.model_args)
     if args.base_url:
@@ -63,8 +86,10 @@ def run_command(args: argparse.Namespace) -> int:
                         image_layout=args.image_layout, parser=args.parser,
                         max_new_tokens=args.max_new_tokens, score_by=args.score_by).validate()
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, judge=args.judge,
+                         judge_args=parse_model_args(args.judge_args))
     out = Path(args.out) if args.out else Path("whatif-out") / time.strftime("run-%Y%m%d-%H%M%S")
+    check_writable(out)
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
@@ -86,6 +111,22 @@ def run_command(args: argparse.Namespace) -> int:
         _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
              "to retry them.")
     return 0
+
+
+def check_writable(out: Path) -> None:
+    """Fail before any work when the output folder cannot be created or written."""
+    if out.exists() and not out.is_dir():
+        raise WhatifError(f"The output path {out} is a file; pass a folder to --out.")
+    ensure_dir(out)
+    probe = out / ".whatif-write-test"
+    try:
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise WhatifError(
+            f"Cannot write into the output folder {out} ({exc.strerror or exc}); choose a "
+            "folder you can write to."
+        ) from None
 
 
 # -- generate / import / build ---------------------------------------------------------------
@@ -141,22 +182,59 @@ def export_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- report ----------------------------------------------------------------------------------
+def add_report(sub: Any) -> None:
+    """``whatif report RUN_DIR ... --out DIR``."""
+    p = sub.add_parser("report", help="merge run folders into one set of tables and reports",
+                       description="Merge the results of several 'whatif run --out' folders "
+                       "(e.g. one per strategy or layout) into one results.json, tables and "
+                       "reports.")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.set_defaults(func=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """Merge runs, print the tables, write the reports."""
+    runs = [run for folder in args.runs for run in load_runs(folder)]
+    out = Path(args.out)
+    check_writable(out)
+    paths = api.write_outputs(out, runs)
+    for table in api.tables_for(runs):
+        print()
+        print(table.to_text())
+    print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
+    return 0
+
+
 # -- stats -----------------------------------------------------------------------------------
 def add_stats(sub: Any) -> None:
-    """``whatif stats DATASET``."""
+    """``whatif stats DATASET`` or ``whatif stats scene_graphs.json``."""
     p = sub.add_parser("stats", help="dataset statistics (counts, lengths, answer distributions)",
                        description="Print statistics of a dataset; with --plots DIR also write "
-                       "plots as PNG.")
-    p.add_argument("dataset", metavar="DATASET")
+                       "plots as PNG. Given a Visual Genome scene_graphs.json (as DATASET or "
+                       "with --scene-graphs), print its predicate coverage instead.")
+    p.add_argument("dataset", metavar="DATASET", nargs="?",
+                   help="dataset folder, or a scene_graphs.json file")
+    p.add_argument("--scene-graphs", metavar="FILE",
+                   help="Visual Genome scene_graphs.json: mapped and unmapped predicates with "
+                        "counts, graph types found")
     p.add_argument("--plots", metavar="DIR", help="folder for PNG plots")
     p.set_defaults(func=stats_command)
 
 
 def stats_command(args: argparse.Namespace) -> int:
-    """Print the suite's statistics tables."""
-    dataset = load_dataset(args.dataset, check_images=False)
-    suite = get_suite(dataset.suite)
-    for table in suite.stats(dataset, Path(args.plots) if args.plots else None):
+    """Print the suite's statistics tables (or a scene-graph input's predicate coverage)."""
+    source = args.scene_graphs or (args.dataset if args.dataset and Path(args.dataset).is_file()
+                                   else None)
+    if source is not None:
+        tables = scene_graph_stats(source)
+    elif args.dataset is None:
+        raise WhatifError("'whatif stats' needs a DATASET folder or --scene-graphs FILE.")
+    else:
+        dataset = load_dataset(args.dataset, check_images=False)
+        tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
+    for table in tables:
         print(table.to_text())
         print()
     return 0

@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         commands.add_tools(sub, kind, verb, help_text)
     commands.add_export(sub)
+    commands.add_report(sub)
     commands.add_stats(sub)
     commands.add_listing(sub)
     for entry in entries("command"):
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
-    except Exception as exc:  # a bug: say so plainly, keep the trace for the report
+    except Exception as exc:  # noqa: BLE001  (a bug: say so plainly, keep the trace)
         if os.environ.get("WHATIF_DEBUG"):
             traceback.print_exc()
         else:

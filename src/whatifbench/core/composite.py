@@ -13,7 +13,8 @@ LABEL_HEIGHT = 28
 GAP = 8
 
 
-def compose(paths: Sequence[str | Path], labels: Sequence[str], columns: int | None = None) -> bytes:
+def compose(paths: Sequence[str | Path], labels: Sequence[str],
+            columns: int | None = None) -> bytes:
     """PNG bytes of the images laid out in a grid, each tile captioned with its label.
 
     Tiles are ``TILE`` pixels on the long side (aspect kept, centred on white); the layout is

@@ -73,7 +73,7 @@ def check_image(path: Path) -> str | None:
     try:
         with Image.open(path) as img:
             img.verify()
-    except Exception as exc:  # PIL raises many types for corrupt data
+    except Exception as exc:  # noqa: BLE001  (PIL raises many types for corrupt data)
         return f"cannot be read as an image ({type(exc).__name__}: {exc})"
     return None
 
@@ -107,7 +107,9 @@ def load_dataset(root: str | Path, check_images: bool = True) -> Dataset:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise WhatifError(f"{items_path} is not UTF-8 text ({exc}); re-create the dataset.") from None
+        raise WhatifError(
+            f"{items_path} is not UTF-8 text ({exc}); re-create the dataset."
+        ) from None
     images: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -43,15 +43,28 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
     path = Path(path)
     ensure_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise WhatifError(
+            f"Cannot write {path}: {exc.strerror or exc}. Choose an output location you can "
+            "write to."
+        ) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def ensure_dir(path: Path) -> None:
@@ -83,6 +96,7 @@ def staged_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
     ensure_dir(out.parent)
     try:
         stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+        os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes 0700
     except OSError as exc:
         raise WhatifError(
             f"Cannot write into {out.parent}: {exc.strerror or exc}. "

@@ -8,8 +8,9 @@ from typing import Any
 KINDS = ("number", "yes-no", "choice", "text")
 """Answer kinds: a count, yes/no, one of ``choices``, or free text."""
 
-ROLES = ("original", "counterfactual", "basic")
-"""Roles within a pair: C-VQA uses original/counterfactual, CFMM basic/counterfactual."""
+ROLES = ("original", "counterfactual", "basic", "c2e", "e2c", "cue", "exp")
+"""Roles within a pair: C-VQA uses original/counterfactual, CFMM basic/counterfactual, MuCR
+poses four questions about each cause/effect pair (c2e, e2c, cue, exp)."""
 
 FIELDS = ("id", "images", "question", "kind", "choices", "target", "pair_id", "role", "group",
           "meta", "provenance")

@@ -38,15 +38,18 @@ class Protocol:
     """The parser whose extraction is scored (``default`` or ``paper``); all are reported."""
     max_new_tokens: int | None = None
     """Generation budget; ``None`` chooses by strategy (short answers, longer for CoT)."""
-    score_by: str = "sum"
-    """Rank mode: choose by summed (``sum``) or per-token mean (``mean``) log-probability."""
+    score_by: str | None = None
+    """Rank mode: choose by summed (``sum``) or per-token mean (``mean``) log-probability;
+    ``None`` = the suite's default."""
 
     def validate(self) -> Protocol:
         """Check the values; raise ``WhatifError`` naming the bad one."""
         checks = [("strategy", self.strategy, STRATEGIES), ("image layout", self.image_layout,
-                  LAYOUTS), ("score-by", self.score_by, SCORE_BY)]
+                  LAYOUTS)]
         if self.answer_mode is not None:
             checks.append(("answer mode", self.answer_mode, ANSWER_MODES))
+        if self.score_by is not None:
+            checks.append(("score-by", self.score_by, SCORE_BY))
         for what, value, allowed in checks:
             if value not in allowed:
                 raise WhatifError(f"Unknown {what} {value!r}; use one of {', '.join(allowed)}.")
@@ -58,12 +61,15 @@ class Protocol:
             )
         return self
 
-    def resolved(self, default_mode: str) -> Protocol:
-        """The protocol with the suite's default answer mode and token budget filled in."""
+    def resolved(self, default_mode: str, default_score_by: str = "sum",
+                 default_tokens: int = 64) -> Protocol:
+        """The protocol with the suite's defaults (answer mode, score-by) and the token budget
+        filled in (``default_tokens``: the suite's budget without reasoning; 512 for CoT/CCoT)."""
         mode = self.answer_mode or default_mode
-        budget = self.max_new_tokens or (512 if self.strategy in ("cot", "ccot") else 64)
+        budget = self.max_new_tokens or (512 if self.strategy in ("cot", "ccot")
+                                         else default_tokens)
         return Protocol(self.prompt, self.strategy, mode, self.image_layout, self.parser, budget,
-                        self.score_by).validate()
+                        self.score_by or default_score_by).validate()
 
     def to_json(self) -> dict[str, Any]:
         """Recorded form."""

@@ -1,11 +1,15 @@
-"""The one registry: suites, backends, generators, importers, exporters, builders, commands.
+"""The one registry: suites, backends, generators, importers, exporters, builders, commands,
+reviewers.
 
 Generators, importers, exporters, builders and commands are classes with two static methods:
 ``add_arguments(parser)`` declares their command-line options and ``run(args)`` calls the public
 Python API with them; the CLI builds its sub-commands from these entries.
 
+A reviewer (``whatif review``) is the review-sheet hook of a kind of dataset: a class with
+``columns``, ``rows(dataset)`` and ``apply(...)`` (see ``whatifbench.review.base``).
+
 Modules register themselves with the ``register`` decorator when imported. ``load_plugins``
-imports every direct sub-module of ``whatifbench.suites`` and ``whatifbench.models``; those
+imports every direct sub-module of the ``PLUGIN_PACKAGES``; those
 modules stay light (heavy dependencies such as torch are imported inside factories), so the
 core works without optional extras.
 """
@@ -20,8 +24,10 @@ from typing import Any, TypeVar
 
 from whatifbench.errors import WhatifError
 
-KINDS = ("suite", "backend", "generator", "importer", "exporter", "builder", "command")
-PLUGIN_PACKAGES = ("whatifbench.suites", "whatifbench.models")
+KINDS = ("suite", "backend", "generator", "importer", "exporter", "builder", "command",
+         "reviewer")
+PLUGIN_PACKAGES = ("whatifbench.suites", "whatifbench.models", "whatifbench.review",
+                   "whatifbench.analysis")
 
 T = TypeVar("T")
 

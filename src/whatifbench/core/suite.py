@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice, letter_for
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import COT_SUFFIX, Protocol
 from whatifbench.errors import WhatifError
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from whatifbench.core.dataset import Dataset
     from whatifbench.report.table import Table
+    from whatifbench.runner.judge import JudgeRuntime
     from whatifbench.runner.results import RunResult
 
 
@@ -57,6 +58,10 @@ class Sample:
     """The value each available parser extracted (for agreement statistics)."""
     meta: dict[str, Any] = field(default_factory=dict)
     """The item's metadata (category, style, task ... used by suite metrics)."""
+    score: float | None = None
+    """Graded score of a free-text answer (e.g. a judge's 0–10); ``None`` when not graded."""
+    judgement: dict[str, Any] = field(default_factory=dict)
+    """How ``score`` was reached: per-part scores, judge replies, failures."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of ``samples.jsonl``."""
@@ -72,10 +77,20 @@ class Suite(ABC):
 
     name = "suite"
     default_answer_mode = "generate"
+    default_score_by = "sum"
+    """Rank mode default: ``sum`` or per-token ``mean`` log-probability of a candidate."""
     parsers: tuple[str, ...] = ("default",)
     """Parsers available for ``--parser`` (and all reported)."""
     prompts: tuple[str, ...] = ("default",)
     """Prompt variants available for ``--prompt``."""
+    cot_suffix = COT_SUFFIX
+    """Appended to the question by ``--strategy cot``."""
+    subsets: tuple[str, ...] = ()
+    """Named selections for ``--subset NAME`` (e.g. ``paper``: the release's sampling)."""
+    default_max_new_tokens = 64
+    """Generation budget without reasoning strategies (suites with free-text items raise it)."""
+    default_judge: str | None = None
+    """Judge backend spec used for free-text answers when the run names none (``--judge``)."""
 
     def check_protocol(self, protocol: Protocol) -> None:
         """Reject prompt or parser names this suite does not offer."""
@@ -90,6 +105,15 @@ class Suite(ABC):
                 f"The suite {self.name} has no parser {protocol.parser!r}; use one of "
                 f"{', '.join(self.parsers)}."
             )
+
+    def select(self, items: Sequence[Item], name: str, seed: int) -> list[Item]:
+        """The items of the named subset ``name`` (``--subset NAME``); suites that offer one
+        list it in ``subsets`` and override this."""
+        offered = f"; this suite offers {', '.join(self.subsets)}" if self.subsets else ""
+        raise WhatifError(
+            f"The suite {self.name} has no subset named {name!r}{offered}. Pass --subset as a "
+            "fraction such as 0.1, or a named subset the suite offers."
+        )
 
     # -- posing ------------------------------------------------------------------------------
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
@@ -108,6 +132,11 @@ class Suite(ABC):
         if item.kind == "choice":
             return f"{letter_for(item.target_index)}"
         return item.target
+
+    def may_demonstrate(self, demo: Item, item: Item) -> bool:
+        """Whether ``demo`` may be the one-shot demonstration of ``item`` (never its own pair;
+        suites add their own exclusions)."""
+        return demo.id != item.id and (demo.pair_id is None or demo.pair_id != item.pair_id)
 
     def explain(self, item: Item) -> str | None:
         """A short reasoning for one-shot-CoT demonstrations, or ``None`` if unknown."""
@@ -141,6 +170,12 @@ class Suite(ABC):
     def is_correct(self, item: Item, value: str | None) -> bool:
         """Exact match of the extracted value with the target."""
         return value is not None and value == item.target
+
+    def judge(self, samples: Sequence[Sample], items: Sequence[Item],
+              judge: JudgeRuntime) -> list[Sample]:
+        """Grade free-text answers (fill ``Sample.score``) through cached judge calls; suites
+        without free-text items keep the samples as they are."""
+        return list(samples)
 
     # -- results -----------------------------------------------------------------------------
     @abstractmethod

@@ -64,7 +64,7 @@ def paired_metrics(
         "drop": round(acc1 - acc2, 2),
         "pair_accuracy": percent(int(both.sum()), len(both)),
         "unparsed": percent(sum(s.unparsed for s in all_samples), len(all_samples)),
-        "n_pairs": int(len(both)),
+        "n_pairs": len(both),
         "n_items": len(all_samples),
         "n_unparsed": sum(s.unparsed for s in all_samples),
         "n_errors": sum(s.error is not None for s in all_samples),

@@ -69,3 +69,28 @@ def phi(x: Sequence[bool], y: Sequence[bool]) -> float | None:
     if denom == 0:
         return None
     return round((n11 * n00 - n10 * n01) / denom, 4)
+
+
+def stratified_bootstrap_ci(
+    strata: Sequence[Sequence[np.ndarray]],
+    statistic: Callable[..., np.ndarray],
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float]:
+    """Percentile 95 % interval of ``statistic`` when units are resampled within each stratum.
+
+    ``strata`` holds, per stratum (e.g. per image subgroup), its columns (arrays with one row
+    per unit of that stratum); ``statistic`` receives every stratum's resampled columns in
+    stratum order, each as a 2-D array ``(samples, units of the stratum)``, and returns one
+    value per resample. An empty stratum gives ``(0.0, 0.0)``.
+    """
+    rng = np.random.default_rng(seed)
+    resampled: list[np.ndarray] = []
+    for columns in strata:
+        n = len(columns[0])
+        if n == 0:
+            return (0.0, 0.0)
+        idx = rng.integers(0, n, size=(samples, n))
+        resampled += [np.asarray(c)[idx] for c in columns]
+    lo, hi = np.percentile(statistic(*resampled), [2.5, 97.5])
+    return (round(float(lo), 2), round(float(hi), 2))

@@ -140,6 +140,9 @@ class Backend(ABC):
     capabilities = Capabilities()
     name_arg_required = False
     """True for families such as ``hf:PATH`` that need the part after the colon."""
+    execution_args: frozenset[str] = frozenset()
+    """Argument names that change how requests are executed but never what the model answers
+    (concurrency, timeouts, retries): recorded in run specs, left out of cache keys."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         self.spec = spec
@@ -150,7 +153,7 @@ class Backend(ABC):
         """Identifies the model's behaviour for the cache key (weights hash, program version)."""
         return "1"
 
-    def prepare(self, items: Sequence[Item]) -> None:
+    def prepare(self, items: Sequence[Item]) -> None:  # noqa: B027  (optional hook)
         """Hook called once with the evaluated items before requests are sent."""
 
     @abstractmethod
@@ -164,9 +167,17 @@ class Backend(ABC):
             "use --answer-mode generate."
         )
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional hook)
         """Release resources."""
 
     def describe(self) -> dict[str, Any]:
         """Public description recorded in the run spec (no credentials)."""
         return {"spec": self.spec, "args": public_args(self.args), "version": self.version}
+
+    def cache_identity(self) -> dict[str, Any]:
+        """What identifies this backend's answers in cache keys: ``describe()`` without the
+        ``execution_args``."""
+        described = self.describe()
+        args = {k: v for k, v in described.get("args", {}).items()
+                if k not in self.execution_args}
+        return {**described, "args": args}

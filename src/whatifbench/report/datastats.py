@@ -40,7 +40,8 @@ def length_table(dataset: Dataset) -> Table:
         w = words(item.question)
         by_role.setdefault(item.role or "-", []).append(len(w))
         tokens += [t.lower() for t in w]
-    rows = tuple((role, str(len(n)), f"{sum(n) / len(n):.2f}") for role, n in sorted(by_role.items()))
+    rows = tuple((role, str(len(n)), f"{sum(n) / len(n):.2f}")
+                 for role, n in sorted(by_role.items()))
     ttr = len(set(tokens)) / len(tokens) if tokens else 0.0
     return Table(f"{dataset.card.name}: question length (words)", ("role", "items", "mean words"),
                  rows, notes=(f"type-token ratio over all questions: {ttr:.4f}",))

@@ -24,7 +24,8 @@ THUMB = 160
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;max-width:1200px;color:#222}
-table{border-collapse:collapse;margin:1rem 0}caption{font-weight:bold;text-align:left;padding:.3rem 0}
+table{border-collapse:collapse;margin:1rem 0}
+caption{font-weight:bold;text-align:left;padding:.3rem 0}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;font-size:.9rem}td{text-align:right}
 td:first-child{text-align:left}.note{color:#666;font-size:.85rem}
 .sample{border:1px solid #ddd;margin:.5rem 0;padding:.5rem;display:flex;gap:1rem}
@@ -56,8 +57,9 @@ def _samples(run: RunResult) -> str:
     right = [s for s in run.samples if s.correct]
     shown = (wrong + right)[:SAMPLES_PER_RUN]
     images = _image_paths(run)
-    out = [f"<details><summary>{len(shown)} of {len(run.samples)} samples "
-           f"({len(wrong)} wrong, shown first)</summary>"]
+    head = (f"<details><summary>{len(shown)} of {len(run.samples)} samples "
+            f"({len(wrong)} wrong, shown first)</summary>")
+    out = [head]
     for k, s in enumerate(shown):
         thumb = _thumb(images.get(s.item_id)) if k < THUMBS_PER_RUN else ""
         out.append(_sample_html(s, thumb))
@@ -82,11 +84,11 @@ def _thumb(path: Path | None) -> str:
     if path is None or not path.is_file():
         return ""
     try:
-        with Image.open(path) as img:
-            img = img.convert("RGB")
-            img.thumbnail((THUMB, THUMB))
-            buf = io.BytesIO()
-            img.save(buf, format="JPEG", quality=80)
+        with Image.open(path) as src:
+            img = src.convert("RGB")
+        img.thumbnail((THUMB, THUMB))
+        buf = io.BytesIO()
+        img.save(buf, format="JPEG", quality=80)
     except OSError:
         return ""
     data = base64.b64encode(buf.getvalue()).decode("ascii")
@@ -100,6 +102,8 @@ def _sample_html(s: Sample, thumb: str) -> str:
               ("extracted", str(s.prediction)), ("target", s.target)]
     if s.scores is not None:
         fields.append(("scores", ", ".join(f"{x:.3f}" for x in s.scores)))
+    if s.score is not None:
+        fields.append(("judged score", f"{s.score:.2f}"))
     if s.error:
         fields.append(("error", s.error))
     if s.flag:

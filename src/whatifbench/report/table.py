@@ -26,6 +26,12 @@ class Table:
         widths = [len(c) for c in self.columns]
         for row in self.rows:
             widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+        start = 0
+        for label, n in self.groups:  # widen a span's last column so its label fits
+            width = sum(widths[start:start + n]) + 2 * (n - 1)
+            if n and len(label) > width:
+                widths[start + n - 1] += len(label) - width
+            start += n
         lines = [self.title]
         if self.groups:
             spans, start = [], 0

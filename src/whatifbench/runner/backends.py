@@ -18,7 +18,9 @@ def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise WhatifError(f"Backend argument {pair!r} is not of the form key=value (-M key=value).")
+            raise WhatifError(
+                f"Backend argument {pair!r} is not of the form key=value (-M key=value)."
+            )
         try:
             value: Any = ast.literal_eval(raw)
         except (ValueError, SyntaxError):

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import functools
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from tqdm import tqdm
 
 from whatifbench import __version__
 from whatifbench.core.dataset import Dataset
@@ -21,13 +18,9 @@ from whatifbench.core.registry import lookup
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Request, Response
-from whatifbench.runner.requests import (
-    ImageHasher,
-    RequestBuilder,
-    choose_demos,
-    request_key,
-    select_items,
-)
+from whatifbench.runner.cached import generate_cached
+from whatifbench.runner.judge import JudgeRuntime
+from whatifbench.runner.requests import RequestBuilder, answer_mode_for, choose_demos, select_items
 from whatifbench.runner.results import Execution, RunResult
 from whatifbench.runner.store import RunStore
 
@@ -38,12 +31,17 @@ class RunOptions:
 
     limit: int | None = None
     """Evaluate the first N items (whole pairs)."""
-    subset: float | None = None
-    """Evaluate a seeded random share of pairs (e.g. 0.1)."""
+    subset: float | str | None = None
+    """Evaluate a seeded random share of pairs (e.g. 0.1), or the suite's named subset
+    (e.g. ``paper``: the release's own sampling, see ``Suite.select``)."""
     seed: int = 0
     """Seed for ``subset`` and demonstration choice."""
     progress: bool = True
     """Show a progress bar on stderr."""
+    judge: str | None = None
+    """Judge backend spec for free-text answers (``None``: the suite's default judge)."""
+    judge_args: dict[str, Any] = field(default_factory=dict)
+    """Arguments of the judge backend (``--judge-arg key=value``)."""
 
 
 def get_suite(name: str) -> Suite:
@@ -69,34 +67,51 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
-    protocol = protocol.resolved(suite.default_answer_mode)
+    protocol = protocol.resolved(suite.default_answer_mode, suite.default_score_by,
+                                 suite.default_max_new_tokens)
     suite.check_protocol(protocol)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:
         backend.score([])  # raises the backend's own explanation
-    items = select_items(dataset.items, options.limit, options.subset, options.seed)
+    if isinstance(options.subset, str):
+        named = suite.select(dataset.items, options.subset, options.seed)
+        items = select_items(named, options.limit, None, options.seed)
+    else:
+        items = select_items(dataset.items, options.limit, options.subset, options.seed)
     if not items:
         raise WhatifError(f"No items of {dataset.root} were selected; check --limit/--subset.")
-    demos = (choose_demos(dataset, items, options.seed)
+    demos = (choose_demos(dataset, items, options.seed, suite)
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
     builder = RequestBuilder(suite, protocol, dataset, demos)
-    hasher = ImageHasher()
     backend.prepare(items)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
 
     descriptions: dict[str, str | None] = {}
     if protocol.strategy == "ccot":
         first = [builder.describe_request(item) for item in items]
-        answers = _fetch(backend, "generate", first, store, hasher, counts, options,
+        answers = _fetch(backend, "generate", first, store, counts, options,
                          f"describe {dataset.card.name}")
         descriptions = {item.id: answers[i].text for i, item in enumerate(items)}
 
     requests = [builder.build(item, descriptions.get(item.id)) for item in items]
     _check_images(backend, requests, protocol)
-    responses = _fetch(backend, mode, requests, store, hasher, counts, options,
-                       f"{dataset.card.name} × {backend.spec}")
-    samples = [score_item(suite, protocol, item, req, responses[i], mode)
+    modes = [answer_mode_for(mode, item) for item in items]
+    found: dict[int, Response] = {}
+    for m in sorted(set(modes)):  # free-text items are generated even in rank mode
+        chosen = [i for i, x in enumerate(modes) if x == m]
+        got = _fetch(backend, m, [requests[i] for i in chosen], store, counts, options,
+                     f"{dataset.card.name} × {backend.spec}")
+        found.update(zip(chosen, got, strict=True))
+    responses = [found[i] for i in range(len(items))]
+    samples = [score_item(suite, protocol, item, req, responses[i], modes[i])
                for i, (item, req) in enumerate(zip(items, requests, strict=True))]
+    judge = JudgeRuntime(
+        options.judge or suite.default_judge, options.judge_args,
+        lambda b, m, reqs: _fetch(b, m, reqs, store, counts, options, f"judge {b.spec}"))
+    try:
+        samples = suite.judge(samples, items, judge)
+    finally:
+        judge.close()
     metrics = suite.metrics(samples, items)
     spec = {
         "suite": suite.name,
@@ -111,6 +126,9 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         "whatifbench": __version__,
         "git_revision": git_revision(),
     }
+    judged = judge.describe()
+    if judged is not None:
+        spec["judge"] = judged
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
                           round(time.monotonic() - started, 3))
     return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
@@ -129,34 +147,14 @@ def _check_images(backend: Backend, requests: Sequence[Request], protocol: Proto
 
 
 def _fetch(backend: Backend, mode: str, requests: Sequence[Request], store: RunStore,
-           hasher: ImageHasher, counts: dict[str, int], options: RunOptions,
-           label: str) -> list[Response]:
-    """Responses for all requests: stored ones first, the rest from the backend (stored live)."""
-    keys = [request_key(backend, mode, r, hasher) for r in requests]
-    stored = store.get_many(keys)
-    out: list[Response | None] = [stored.get(k) for k in keys]
-    pending = [i for i, r in enumerate(out) if r is None]
-    counts["from_store"] += len(requests) - len(pending)
-    bar = tqdm(total=len(requests), initial=len(requests) - len(pending), desc=label,
-               unit="item", disable=not options.progress or None, file=sys.stderr,
-               dynamic_ncols=True, leave=False)
-    try:
-        if pending:
-            todo = [requests[i] for i in pending]
-            stream = backend.score(todo) if mode == "rank" else backend.generate(todo)
-            for j, response in stream:
-                i = pending[j]
-                store.put(keys[i], backend.spec, requests[i].item_id, response)
-                out[i] = response
-                counts["computed"] += 1
-                counts["errors"] += response.error is not None
-                bar.update(1)
-    finally:
-        bar.close()
-    missing = [requests[i].item_id for i, r in enumerate(out) if r is None]
-    if missing:
-        raise RuntimeError(f"backend {backend.spec} returned no response for {missing[:5]}")
-    return [r for r in out if r is not None]
+           counts: dict[str, int], options: RunOptions, label: str) -> list[Response]:
+    """Responses for all requests through the store; tallies where they came from."""
+    got = generate_cached(backend, requests, store, mode=mode, progress=options.progress,
+                          label=label)
+    counts["from_store"] += got.from_store
+    counts["computed"] += got.computed
+    counts["errors"] += got.errors
+    return list(got.responses)
 
 
 def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,

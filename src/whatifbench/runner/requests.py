@@ -12,7 +12,7 @@ from whatifbench.core.composite import compose
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.fsutil import ensure_dir, sha256_file, write_bytes_atomic
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import CCOT_DESCRIBE, COT_SUFFIX, Protocol
+from whatifbench.core.protocol import CCOT_DESCRIBE, Protocol
 from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Turn
@@ -38,7 +38,7 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
         for t in request.turns
     ]
     payload = {
-        "backend": backend.describe(),
+        "backend": backend.cache_identity(),
         "mode": mode,
         "item": request.item_id,
         "turns": turns,
@@ -50,36 +50,48 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
     return hashlib.sha256(blob).hexdigest()
 
 
-def choose_demos(dataset: Dataset, evaluated: Sequence[Item], seed: int) -> dict[str, Item]:
+def answer_mode_for(mode: str, item: Item) -> str:
+    """The answer mode of one item: free-text items have nothing to rank and are generated."""
+    return "generate" if item.kind == "text" else mode
+
+
+def choose_demos(dataset: Dataset, evaluated: Sequence[Item], seed: int,
+                 suite: Suite) -> dict[str, Item]:
     """One demonstration per evaluated item, chosen deterministically.
 
-    Preference: an item outside the evaluated set with the same group and role (so every item of
-    a group sees the same demonstration); when everything is evaluated, an item of the same group
-    and role from another pair (leave-pair-out).
+    A demonstration has the item's group and role and is allowed by ``suite.may_demonstrate``
+    (never the item's own pair). Items outside the evaluated set are preferred (the first in a
+    seeded order, so the items of a group share it); when everything is evaluated, another
+    pair's item is used (leave-pair-out).
     """
     evaluated_ids = {i.id for i in evaluated}
 
     def order(item: Item) -> str:
         return hashlib.sha256(f"{seed}:{item.id}".encode()).hexdigest()
 
-    ranked = sorted(dataset.items, key=order)
-    outside: dict[tuple[str | None, str | None], Item] = {}
-    for item in ranked:
-        if item.id not in evaluated_ids:
-            outside.setdefault((item.group, item.role), item)
+    buckets: dict[tuple[str | None, str | None], list[Item]] = {}
+    for item in sorted(dataset.items, key=order):
+        buckets.setdefault((item.group, item.role), []).append(item)
+    has_outside = {k: any(c.id not in evaluated_ids for c in b) for k, b in buckets.items()}
     demos: dict[str, Item] = {}
     for item in evaluated:
-        demo = outside.get((item.group, item.role))
-        if demo is None:
-            demo = next((c for c in ranked if c.group == item.group and c.role == item.role
-                         and c.id != item.id
-                         and (c.pair_id is None or c.pair_id != item.pair_id)), None)
-        if demo is None:
-            raise WhatifError(
-                f"No demonstration is available for item {item.id} (group {item.group!r}): the "
-                "dataset has no other item of its group and role. Use --strategy zero-shot or cot."
-            )
-        demos[item.id] = demo
+        key = (item.group, item.role)
+        fallback: Item | None = None
+        for c in buckets.get(key, []):
+            if not suite.may_demonstrate(c, item):
+                continue
+            fallback = fallback or c
+            if not has_outside[key] or c.id not in evaluated_ids:
+                demos[item.id] = c
+                break
+        else:
+            if fallback is None:
+                raise WhatifError(
+                    f"No demonstration is available for item {item.id} (group {item.group!r}): "
+                    "the dataset has no other item of its group and role. Use --strategy "
+                    "zero-shot or cot."
+                )
+            demos[item.id] = fallback
     return demos
 
 
@@ -94,10 +106,16 @@ class RequestBuilder:
         self.demos = demos or {}
 
     def _images(self, item: Item) -> list[Part]:
+        """Image parts; items with ``meta["image_labels"]`` get each label before its image
+        (``multi``) or drawn on its tile (``composite``)."""
         paths = [str(self.dataset.image_path(rel)) for rel in item.images]
+        labels = item.meta.get("image_labels")
         if self.protocol.image_layout == "composite" and len(paths) > 1:
-            labels = item.meta.get("image_labels") or [f"Image {i + 1}" for i in range(len(paths))]
-            paths = [composite_file(paths, labels)]
+            tiles = labels or [f"Image {i + 1}" for i in range(len(paths))]
+            return [Part(image=composite_file(paths, tiles))]
+        if labels and len(labels) == len(paths):
+            return [part for label, path in zip(labels, paths, strict=True)
+                    for part in (Part(text=f"{label}:"), Part(image=path))]
         return [Part(image=p) for p in paths]
 
     def _user(self, item: Item, text: str) -> Turn:
@@ -107,15 +125,22 @@ class RequestBuilder:
         """The final prompt text for an item under the protocol's strategy."""
         text = self.suite.prompt_text(item, self.protocol)
         if self.protocol.strategy == "cot":
-            text = f"{text}\n{COT_SUFFIX}"
+            text = f"{text}\n{self.suite.cot_suffix}"
         return text
+
+    def demo_answer(self, demo: Item) -> str:
+        """How a demonstration's correct answer is written: in rank mode the candidate the
+        evaluated item is scored on (the target's), otherwise the suite's ``answer_text``."""
+        if self.protocol.answer_mode == "rank" and demo.kind == "choice":
+            return self.suite.candidates(demo, self.protocol)[demo.target_index]
+        return self.suite.answer_text(demo)
 
     def build(self, item: Item, description: str | None = None) -> Request:
         """The request for one item (``description``: the CCoT first-stage output)."""
         turns: list[Turn] = []
         if self.protocol.strategy in ("one-shot", "one-shot-cot"):
             demo = self.demos[item.id]
-            answer = self.suite.answer_text(demo)
+            answer = self.demo_answer(demo)
             if self.protocol.strategy == "one-shot-cot":
                 reasoning = self.suite.explain(demo)
                 if not reasoning:
@@ -131,7 +156,7 @@ class RequestBuilder:
         if description is not None:
             text = f"Scene description:\n{description}\n\n{text}"
         turns.append(self._user(item, text))
-        rank = self.protocol.answer_mode == "rank"
+        rank = answer_mode_for(self.protocol.answer_mode or "generate", item) == "rank"
         return Request(
             item_id=item.id,
             turns=tuple(turns),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from whatifbench.core.suite import Sample
+from whatifbench.errors import WhatifError
 
 
 @dataclass(frozen=True)
@@ -47,3 +50,37 @@ class RunResult:
         """The ``results.json`` entry."""
         return {"suite": self.suite, "dataset": self.dataset, "model": self.model,
                 "n_items": self.n_items, "metrics": self.metrics, "spec": self.spec}
+
+
+def load_runs(folder: str | Path) -> list[RunResult]:
+    """Read a run folder written by ``whatif run`` (``results.json`` + ``samples.jsonl``)."""
+    folder = Path(folder)
+    results = folder / "results.json"
+    if not results.is_file():
+        raise WhatifError(
+            f"{folder} holds no results.json; pass a folder written by 'whatif run --out'."
+        )
+    try:
+        data = json.loads(results.read_text(encoding="utf-8"))
+        entries = data["runs"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise WhatifError(f"{results} is not a whatifbench results file ({exc}).") from None
+    samples: dict[tuple[str, str], list[Sample]] = {}
+    path = folder / "samples.jsonl"
+    if path.is_file():
+        names = {f.name for f in fields(Sample)}
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                sample = Sample(**{k: v for k, v in obj.items() if k in names})
+            except (ValueError, TypeError) as exc:
+                raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None
+            samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
+    return [
+        RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
+                  n_items=e["n_items"], metrics=e["metrics"], spec=e.get("spec", {}),
+                  samples=samples.get((e["dataset"], e["model"]), []))
+        for e in entries
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 
@@ -20,13 +21,21 @@ def seeded_unit(seed: object, key: str) -> float:
 
 class ProgramBackend(Backend):
     """A backend whose answer is a value for the item: generation writes it (as an option
-    letter for choice items), ranking gives the chosen candidate score 0 and the others -1."""
+    letter for choice items), ranking gives the chosen candidate score 0 and the others -1.
+
+    ``-M delay=SECONDS`` simulates a model's latency per request (for demos and resume tests).
+    """
 
     capabilities = Capabilities(generate=True, rank=True, multi_image=True)
 
     @abstractmethod
     def answer(self, item: Item, request: Request) -> str | None:
         """The chosen value: one of ``item.choices`` for choice items; ``None`` to abstain."""
+
+    def _wait(self) -> None:
+        delay = float(self.args.get("delay", 0) or 0)
+        if delay > 0:
+            time.sleep(delay)
 
     def _item(self, request: Request) -> Item:
         if request.item is None:
@@ -35,6 +44,7 @@ class ProgramBackend(Backend):
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         for i, request in enumerate(requests):
+            self._wait()
             item = self._item(request)
             value = self.answer(item, request)
             if value is None:
@@ -47,6 +57,7 @@ class ProgramBackend(Backend):
 
     def score(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         for i, request in enumerate(requests):
+            self._wait()
             item = self._item(request)
             value = self.answer(item, request)
             scores = tuple(0.0 if c == value else -1.0 for c in item.choices)

@@ -37,11 +37,15 @@ class ConstantBackend(ProgramBackend):
 
 @register("backend", "builtin:ignore-premise")
 class IgnorePremiseBackend(ProgramBackend):
-    """Answers originals correctly and each counterfactual with its original's answer."""
+    """Answers originals correctly and each counterfactual with its original's answer.
+
+    It models a reader with perfect eyes who ignores the premise; items outside original/basic
+    and counterfactual pairs (e.g. MuCR's) get no answer.
+    """
 
     @property
     def version(self) -> str:
-        return "1"
+        return "2"
 
     def prepare(self, items: Sequence[Item]) -> None:
         self._factual = {
@@ -50,8 +54,10 @@ class IgnorePremiseBackend(ProgramBackend):
         }
 
     def answer(self, item: Item, request: Request) -> str | None:
-        if item.role != "counterfactual":
+        if item.role in ("original", "basic"):
             return item.target
+        if item.role != "counterfactual":
+            return None
         seen = getattr(self, "_factual", {}).get(item.pair_id)
         if seen is None:
             return None

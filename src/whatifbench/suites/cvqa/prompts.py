@@ -20,6 +20,9 @@ FAMILIES = {
 }
 DEFAULT_FAMILY = "llava"
 
+COT_SUFFIX = "Let's think step by step:"
+"""C-VQA Table 4: the chain-of-thought cue post-pended to the questions (with its colon)."""
+
 
 def paper_prompt(question: str, prompt: str) -> str:
     """The release's prompt for ``--prompt paper`` or ``--prompt paper:<family>``."""

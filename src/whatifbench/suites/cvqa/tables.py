@@ -35,9 +35,10 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                 f"{fmt(m['counterfactual_accuracy'])} {fmt_drop(m['drop'])}",
                 fmt(m["pair_accuracy"]), fmt(m["unparsed"])]
         rows.append(tuple(row))
-    notes = ()
+    notes: tuple[str, ...] = ()
     if runs:
         n = runs[0].metrics.get("n_pairs")
-        notes = (f"Accuracy in %, {n} pairs; drop = original − counterfactual. "
-                 "95% bootstrap intervals and McNemar p-values are in results.json.",)
+        note = (f"Accuracy in %, {n} pairs; drop = original − counterfactual. "
+                "95% bootstrap intervals and McNemar p-values are in results.json.")
+        notes = (note,)
     return Table(title, tuple(columns), tuple(rows), tuple(spans), notes)

@@ -12,7 +12,7 @@ from whatifbench.core.suite import Sample, Suite
 from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
-from whatifbench.suites.cvqa.prompts import paper_prompt
+from whatifbench.suites.cvqa.prompts import COT_SUFFIX, paper_prompt
 from whatifbench.suites.cvqa.tables import paired_table
 
 GROUPS = tuple(f"abs_counting_{k}" for k in range(1, 7))
@@ -25,6 +25,7 @@ class CvqaSyntheticSuite(Suite):
 
     name = "cvqa-synthetic"
     prompts = ("default", "paper")
+    cot_suffix = COT_SUFFIX
 
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
         """Ours: the release question (options inline) + a letter instruction; or the paper's."""

@@ -1,0 +1,1 @@
+"""Analyses of run results (bias by image subgroup, C-VQA §4.3)."""

@@ -1,0 +1,255 @@
+"""Bias analysis (C-VQA §4.3, Fig. 5): accuracy drop by image subgroup, and the gap between drops.
+
+Joins a user's CSV ``image,group`` (e.g. perceived gender from a COCO annotation study) with a
+run folder's ``samples.jsonl``. Per dataset × model and subgroup: original and counterfactual
+accuracy over complete pairs, ``diff = original − counterfactual`` (points); per pair of
+subgroups the gap ``diff(a) − diff(b)`` with a seeded bootstrap 95 % interval that resamples
+pairs within each subgroup.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from whatifbench.core.dataset import iter_jsonl, problems_message
+from whatifbench.core.fsutil import ensure_dir, write_text_atomic
+from whatifbench.core.suite import Sample
+from whatifbench.errors import WhatifError
+from whatifbench.metrics.stats import (
+    BOOTSTRAP_SAMPLES,
+    bootstrap_ci,
+    percent,
+    stratified_bootstrap_ci,
+)
+from whatifbench.report.table import Table, fmt
+from whatifbench.runner.results import load_runs
+
+
+@dataclass(frozen=True)
+class SubgroupStats:
+    """One subgroup's accuracies for one model."""
+
+    dataset: str
+    """Dataset name."""
+    model: str
+    """Backend spec."""
+    subgroup: str
+    """The group named in the groups file."""
+    n_pairs: int
+    """Complete pairs whose image belongs to the subgroup."""
+    original_accuracy: float
+    """Percent of original questions answered right."""
+    counterfactual_accuracy: float
+    """Percent of counterfactual questions answered right."""
+    diff: float
+    """original − counterfactual accuracy, in points."""
+    diff_ci: tuple[float, float]
+    """Bootstrap 95 % interval of ``diff`` (pairs resampled)."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """How much larger one subgroup's diff is than another's, for one model."""
+
+    dataset: str
+    """Dataset name."""
+    model: str
+    """Backend spec."""
+    first: str
+    """Subgroup a."""
+    second: str
+    """Subgroup b."""
+    gap: float
+    """diff(a) − diff(b), in points (positive: the model struggles more with a)."""
+    ci: tuple[float, float]
+    """Bootstrap 95 % interval (pairs resampled within each subgroup)."""
+
+
+@dataclass(frozen=True)
+class BiasReport:
+    """The whole analysis."""
+
+    subgroups: tuple[SubgroupStats, ...]
+    """Per dataset × model × subgroup."""
+    gaps: tuple[Gap, ...]
+    """Per dataset × model × pair of subgroups (sorted names: a < b)."""
+    ungrouped_pairs: int
+    """Complete pairs (over all models) whose image is not in the groups file."""
+    unused_images: int
+    """Images of the groups file that no evaluated pair shows."""
+    seed: int
+    """Bootstrap seed."""
+
+
+def read_groups(path: Path) -> dict[str, str]:
+    """``image file name → group`` from a CSV with columns ``image`` and ``group``."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise WhatifError(f"The groups file {path} does not exist; check --groups.") from None
+    except UnicodeDecodeError as exc:
+        raise WhatifError(f"The groups file {path} is not UTF-8 text ({exc}).") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not {"image", "group"} <= set(reader.fieldnames or []):
+        raise WhatifError(f"{path}:1 must have the columns image,group (got "
+                          f"{','.join(reader.fieldnames or [])!r}).")
+    groups: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    problems = []
+    for lineno, row in enumerate(reader, start=2):
+        image = Path((row.get("image") or "").strip()).name
+        group = (row.get("group") or "").strip()
+        if not image or not group:
+            problems.append(f"line {lineno}: needs both an image and a group")
+        elif image in groups and groups[image] != group:
+            problems.append(f"line {lineno}: image {image} is in group {group!r} here and in "
+                            f"{groups[image]!r} on line {lines[image]}")
+        else:
+            groups.setdefault(image, group)
+            lines.setdefault(image, lineno)
+    if problems or not groups:
+        raise WhatifError(problems_message(f"The groups file {path}", problems or ["no rows"],
+                                           "Give one 'image,group' row per image."))
+    return groups
+
+
+def run_pairs(run: Path) -> dict[tuple[str, str], list[tuple[str, bool, bool]]]:
+    """Per (dataset, model): ``(image, original right, counterfactual right)`` per full pair."""
+    out: dict[tuple[str, str], list[tuple[str, bool, bool]]] = {}
+    for result in load_runs(run):
+        by_pair: dict[str, dict[str, Sample]] = {}
+        for s in result.samples:
+            if s.pair_id is not None and s.role is not None:
+                by_pair.setdefault(s.pair_id, {})[s.role] = s
+        images: dict[str, str] | None = None
+        rows = out.setdefault((result.dataset, result.model), [])
+        for pair_id, roles in by_pair.items():
+            first = roles.get("original") or roles.get("basic")
+            cf = roles.get("counterfactual")
+            if first is None or cf is None:
+                continue
+            image = first.meta.get("image")
+            if not image:
+                images = images if images is not None else _dataset_images(result.spec)
+                image = images.get(first.item_id)
+            if not image:
+                raise WhatifError(
+                    f"The samples of pair {pair_id} ({result.model} on {result.dataset}) in "
+                    f"{run} carry no image name (meta.image) and the run's dataset is not at "
+                    "hand to look it up.")
+            rows.append((Path(str(image)).name, first.correct, cf.correct))
+    if not any(out.values()):
+        raise WhatifError(f"The run folder {run} holds no complete original/counterfactual "
+                          "pairs (samples.jsonl).")
+    return {k: v for k, v in out.items() if v}
+
+
+def _dataset_images(spec: dict[str, Any]) -> dict[str, str]:
+    """``item id → first image`` from the dataset a run's spec names (empty if it is gone)."""
+    path = Path(str(spec.get("dataset", {}).get("path", ""))) / "items.jsonl"
+    out: dict[str, str] = {}
+    if path.is_file():
+        for _, item in iter_jsonl(path):
+            if isinstance(item, dict) and item.get("images"):
+                out[str(item.get("id"))] = str(item["images"][0])
+    return out
+
+
+def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
+                 samples: int = BOOTSTRAP_SAMPLES) -> BiasReport:
+    """The subgroup accuracies, diffs and gaps of every model in a run folder."""
+    groups = read_groups(Path(groups_file))
+    pairs = run_pairs(Path(run))
+    stats: list[SubgroupStats] = []
+    gaps: list[Gap] = []
+    ungrouped = 0
+    used: set[str] = set()
+    for (dataset, model), rows in pairs.items():
+        columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for name in sorted(set(groups.values())):
+            members = [(o, c) for image, o, c in rows if groups.get(image) == name]
+            if members:
+                arr = np.array(members, dtype=float)
+                columns[name] = (arr[:, 0], arr[:, 1])
+        ungrouped += sum(image not in groups for image, _, _ in rows)
+        used.update(image for image, _, _ in rows)
+        for name, (o, c) in columns.items():
+            acc_o = percent(int(o.sum()), len(o))
+            acc_c = percent(int(c.sum()), len(c))
+            ci = bootstrap_ci([o, c], _diff, samples=samples, seed=seed)
+            stats.append(SubgroupStats(dataset, model, name, len(o), acc_o, acc_c,
+                                       round(acc_o - acc_c, 2), ci))
+        by_name = {s.subgroup: s for s in stats if (s.dataset, s.model) == (dataset, model)}
+        for a, b in itertools.combinations(sorted(columns), 2):
+            ci = stratified_bootstrap_ci([list(columns[a]), list(columns[b])], _gap,
+                                         samples=samples, seed=seed)
+            gaps.append(Gap(dataset, model, a, b, round(by_name[a].diff - by_name[b].diff, 2),
+                            ci))
+    if not stats:
+        raise WhatifError(f"No image of the run {run} is listed in {groups_file}; check that its "
+                          "'image' column holds the COCO file names.")
+    return BiasReport(tuple(stats), tuple(gaps), ungrouped,
+                      len(set(groups) - used), seed)
+
+
+def _diff(o: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return np.asarray(100 * (o.mean(axis=1) - c.mean(axis=1)))
+
+
+def _gap(oa: np.ndarray, ca: np.ndarray, ob: np.ndarray, cb: np.ndarray) -> np.ndarray:
+    return _diff(oa, ca) - _diff(ob, cb)
+
+
+def bias_tables(report: BiasReport) -> list[Table]:
+    """The subgroup table and the gap table."""
+    rows = tuple((s.model, s.subgroup, str(s.n_pairs), fmt(s.original_accuracy),
+                  fmt(s.counterfactual_accuracy), fmt(s.diff),
+                  f"[{fmt(s.diff_ci[0])}, {fmt(s.diff_ci[1])}]") for s in report.subgroups)
+    notes = ((f"diff = original − counterfactual accuracy (points); 95% bootstrap intervals "
+              f"over pairs, seed {report.seed}."),
+             (f"{report.ungrouped_pairs} evaluated pair(s) have no group; "
+              f"{report.unused_images} image(s) of the groups file were not evaluated."))
+    gap_rows = tuple((g.model, f"{g.first} − {g.second}", fmt(g.gap),
+                      f"[{fmt(g.ci[0])}, {fmt(g.ci[1])}]") for g in report.gaps)
+    return [Table("Bias: accuracy by image subgroup (C-VQA §4.3)",
+                  ("model", "subgroup", "pairs", "orig", "cf", "diff", "diff 95% CI"), rows,
+                  notes=notes),
+            Table("Bias: gap between subgroups' diffs", ("model", "gap", "points", "95% CI"),
+                  gap_rows, notes=(("A positive gap means the counterfactual premise costs "
+                                    "the model more on the first subgroup."),))]
+
+
+def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:
+    """Write ``bias.json``, ``bias.md`` and the bar plot ``bias.png`` into ``out``."""
+    from whatifbench.report.plots import bar_chart
+
+    ensure_dir(out)
+    paths = {"json": out / "bias.json", "md": out / "bias.md", "png": out / "bias.png"}
+    write_text_atomic(paths["json"], json.dumps(asdict(report), indent=2, ensure_ascii=False)
+                      + "\n")
+    write_text_atomic(paths["md"], "\n\n".join(t.to_markdown() for t in bias_tables(report))
+                      + "\n")
+    runs = list(dict.fromkeys((s.dataset, s.model) for s in report.subgroups))
+    several = len({d for d, _ in runs}) > 1
+    labels = [f"{m} ({d})" if several else m for d, m in runs]
+    names = sorted({s.subgroup for s in report.subgroups})
+    found = {(s.dataset, s.model, s.subgroup): s for s in report.subgroups}
+    series: dict[str, Sequence[float]] = {}
+    errors: dict[str, Sequence[tuple[float, float]]] = {}
+    for name in names:
+        cells = [found.get((d, m, name)) for d, m in runs]
+        series[name] = [c.diff if c else 0.0 for c in cells]
+        errors[name] = [(min(c.diff_ci[0], c.diff), max(c.diff_ci[1], c.diff)) if c
+                        else (0.0, 0.0) for c in cells]
+    bar_chart(labels, series, "Accuracy drop (original − counterfactual) by subgroup",
+              "diff (points)", paths["png"], errors)
+    return paths

@@ -1,0 +1,43 @@
+"""``whatif analyze bias RUN --groups FILE``: a thin layer over ``whatifbench.analysis``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from whatifbench.analysis.bias import analyze_bias, bias_tables, write_bias
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+
+
+@register("command", "analyze")
+class AnalyzeCommand:
+    """Analyses of run results: 'bias' (accuracy drop by image subgroup, C-VQA §4.3)."""
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """The ``bias`` sub-command."""
+        sub = parser.add_subparsers(dest="analysis", metavar="ANALYSIS")
+        bias = sub.add_parser("bias", help="accuracy drop by image subgroup, with the gap's CI",
+                              description="Join a CSV image,group with a run folder; per model "
+                              "and subgroup: original and counterfactual accuracy, their diff, "
+                              "and the gap between subgroups' diffs with a bootstrap 95% CI.")
+        bias.add_argument("run", metavar="RUN", help="a 'whatif run' output folder")
+        bias.add_argument("--groups", required=True, metavar="FILE",
+                          help="CSV with columns image,group (image = COCO file name)")
+        bias.add_argument("--out", metavar="DIR", help="where to write bias.json/.md/.png "
+                          "(default RUN/bias)")
+        bias.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> int:
+        """Run the analysis, print the tables, write the files."""
+        if args.analysis != "bias":
+            raise WhatifError("'whatif analyze' needs an analysis: bias.")
+        report = analyze_bias(args.run, args.groups, seed=args.seed)
+        for table in bias_tables(report):
+            print(table.to_text())
+            print()
+        paths = write_bias(report, Path(args.out) if args.out else Path(args.run) / "bias")
+        print(f"Wrote {paths['json']}, {paths['md']} and {paths['png']}")
+        return 0

@@ -1,0 +1,1 @@
+"""Scene graph → causal graph → templates → rung tasks → questions (CELLO)."""

@@ -1,0 +1,160 @@
+"""Scene graphs → questions: collect frames, select per task (stratified, balanced), assemble.
+
+Deterministic for a seed: scenes are visited in a seeded order until every task has
+``OVERSAMPLE × per_task`` candidate frames (at most ``PER_IMAGE`` per image, task and graph
+type); each task then takes candidates round-robin over its strata (graph type, and for Yes/No
+tasks whether the asked-about change happens; strata in a seeded order) and keeps the first
+``per_task`` that assemble.
+Correct-option positions and Yes/No answers follow seeded balanced blocks.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from whatifbench.causal.assemble import Question, assemble
+from whatifbench.causal.distractors import NameIndex, entity
+from whatifbench.causal.entities import same_thing
+from whatifbench.causal.graph import CausalGraph, build_causal_graph
+from whatifbench.causal.scene_graph import SceneGraph
+from whatifbench.causal.tasks import TASKS, Frame
+from whatifbench.causal.templates import Match, find_matches
+
+OVERSAMPLE = 10
+"""Candidate frames gathered per requested question, before selection."""
+PER_IMAGE = 2
+"""At most this many frames per image, task and graph type enter the pool."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A frame on one scene, waiting for selection."""
+
+    scene: int
+    """Index of the scene graph in the input."""
+    frame: Frame
+    """The task instance."""
+
+    @property
+    def stratum(self) -> tuple[str, str]:
+        """Selection stratum: graph type, and the structural outcome of Yes/No frames."""
+        outcome = "" if self.frame.outcome is None else str(self.frame.outcome)
+        return (self.frame.match.graph_type, outcome)
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """The questions and the counts of everything left out."""
+
+    questions: tuple[Question, ...]
+    """Selected questions, task by task in the paper's order."""
+    scenes: dict[str, int]
+    """Scene counts: ``visited``, ``no causal edge``, ``cyclic``, ``with frames``."""
+    candidates: dict[str, int]
+    """Candidate frames per task."""
+    skipped: dict[str, int]
+    """Candidates that could not be posed, by ``task: reason``."""
+
+
+def distinct_names(match: Match, cg: CausalGraph) -> bool:
+    """True when no two matched objects read as the same thing (``man`` and ``men``)."""
+    ents = [entity(cg.graph.nodes[n]["obj"]) for n in match.nodes]
+    return not any(same_thing(a, b) for i, a in enumerate(ents) for b in ents[i + 1:])
+
+
+def collect(scenes: Sequence[SceneGraph], per_task: int, rng: random.Random,
+            tasks: Sequence[str]) -> tuple[dict[str, list[Candidate]], Counter[str]]:
+    """Candidate frames per task, from scenes visited in a seeded order."""
+    order = list(range(len(scenes)))
+    rng.shuffle(order)
+    target = per_task * OVERSAMPLE
+    pools: dict[str, list[Candidate]] = {t: [] for t in tasks}
+    counts: Counter[str] = Counter()
+    for index in order:
+        if all(len(pool) >= target for pool in pools.values()):
+            break
+        counts["visited"] += 1
+        cg = build_causal_graph(scenes[index])
+        if cg.graph.number_of_edges() == 0:
+            counts["no causal edge"] += 1
+            continue
+        if not cg.is_dag:
+            counts["cyclic"] += 1
+            continue
+        matches = [m for m in find_matches(cg.graph) if distinct_names(m, cg)]
+        added = False
+        for name in tasks:
+            if len(pools[name]) >= target:
+                continue
+            for graph_type in TASKS[name].graph_types:
+                frames = [f for m in matches if m.graph_type == graph_type
+                          for f in TASKS[name].frames(m, cg.graph)]
+                if len(frames) > PER_IMAGE:
+                    frames = rng.sample(frames, PER_IMAGE)
+                pools[name] += [Candidate(index, f) for f in frames]
+                added = added or bool(frames)
+        counts["with frames"] += added
+    return pools, counts
+
+
+def interleave(pool: Sequence[Candidate], rng: random.Random) -> Iterator[Candidate]:
+    """Round-robin over strata (in a seeded order), each stratum in pool order."""
+    strata: dict[tuple[str, str], list[Candidate]] = {}
+    for cand in pool:
+        strata.setdefault(cand.stratum, []).append(cand)
+    keys = sorted(strata)
+    rng.shuffle(keys)
+    queues = [strata[k] for k in keys]
+    for depth in range(max((len(q) for q in queues), default=0)):
+        for queue in queues:
+            if depth < len(queue):
+                yield queue[depth]
+
+
+def balanced(rng: random.Random, size: int) -> Iterator[int]:
+    """An endless sequence of 0 … size-1 in shuffled blocks (every prefix nearly balanced)."""
+    while True:
+        block = list(range(size))
+        rng.shuffle(block)
+        yield from block
+
+
+def run_pipeline(scenes: Sequence[SceneGraph], per_task: int, seed: int,
+                 tasks: Sequence[str] | None = None,
+                 vocabulary: Sequence[SceneGraph] | None = None) -> PipelineResult:
+    """Build up to ``per_task`` questions of each task from the scene graphs; ``vocabulary``:
+    the scene graphs whose object names feed the text distractors (default ``scenes``)."""
+    tasks = list(tasks or TASKS)
+    rng = random.Random(seed)
+    pools, scene_counts = collect(scenes, per_task, rng, tasks)
+    names = NameIndex(vocabulary if vocabulary is not None else scenes)
+    graphs: dict[int, CausalGraph] = {}
+    questions: list[Question] = []
+    skipped: Counter[str] = Counter()
+    for name in tasks:
+        positions = balanced(rng, 2 if TASKS[name].binary else 4)
+        chosen: list[Question] = []
+        seen: set[tuple[int, str]] = set()
+        position = next(positions)
+        for cand in interleave(pools[name], rng):
+            if len(chosen) >= per_task:
+                break
+            if cand.scene not in graphs:
+                graphs[cand.scene] = build_causal_graph(scenes[cand.scene])
+            made = assemble(cand.frame, graphs[cand.scene], names, rng,
+                            position=position, want_yes=position == 0)
+            if isinstance(made, str):
+                skipped[f"{name}: {made}"] += 1
+                continue
+            if (made.image_id, made.text) in seen:
+                skipped[f"{name}: duplicate question"] += 1
+                continue
+            seen.add((made.image_id, made.text))
+            chosen.append(made)
+            position = next(positions)
+        questions += chosen
+    return PipelineResult(tuple(questions), dict(scene_counts),
+                          {t: len(pools[t]) for t in tasks}, dict(sorted(skipped.items())))

@@ -1,0 +1,104 @@
+"""The ``hf:PATH`` backend: a local transformers image-text-to-text checkpoint."""
+
+from __future__ import annotations
+
+import gc
+import importlib.metadata
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from whatifbench.core.registry import register
+from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.models.hf.fingerprint import folder_fingerprint
+from whatifbench.models.hf.loading import (
+    SINGLE_IMAGE_TYPES,
+    HFOptions,
+    Loaded,
+    checkpoint_folder,
+    load,
+    require_hf,
+)
+from whatifbench.models.shared_args import own_args
+
+
+def _package_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
+@register("backend", "hf", "a local transformers vision-language checkpoint: hf:PATH")
+class HFBackend(Backend):
+    """A local transformers checkpoint (``hf:PATH``), loaded on first use."""
+
+    name_arg_required = True
+    arg_names = frozenset(HFOptions.__dataclass_fields__)
+
+    def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
+        super().__init__(spec, own_args(type(self), args))
+        require_hf()
+        self.options = HFOptions.from_args(spec, self.args)
+        self.folder, config = checkpoint_folder(spec)
+        self.model_type = str(config.get("model_type", ""))
+        multi = self.options.multi_image
+        if multi is None:
+            multi = self.model_type not in SINGLE_IMAGE_TYPES
+        self.capabilities = Capabilities(generate=True, rank=True, multi_image=multi)
+        self._version = "-".join([
+            folder_fingerprint(self.folder)[:20],
+            f"transformers{_package_version('transformers')}",
+            f"torch{_package_version('torch')}",
+        ])
+        self._loaded: Loaded | None = None
+
+    @property
+    def version(self) -> str:
+        """Checkpoint fingerprint (config, tokenizer, template, weights) + library versions."""
+        return self._version
+
+    @property
+    def loaded(self) -> Loaded:
+        """The model and processor, loaded on first use."""
+        if self._loaded is None:
+            self._loaded = load(self.spec, self.folder, self.model_type, self.options)
+        return self._loaded
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        """Greedy replies, batched (``-M batch_size``) with left padding."""
+        from whatifbench.models.hf.generation import batches, generate_batch
+        from whatifbench.models.hf.inputs import build_prompt
+
+        if not requests:
+            return
+        loaded = self.loaded
+        prompts = [build_prompt(loaded, r, self.spec) for r in requests]
+        budgets = [r.max_new_tokens for r in requests]
+        for members in batches(prompts, budgets, self.options.batch_size):
+            replies = generate_batch(loaded, [prompts[i] for i in members], budgets[members[0]])
+            yield from zip(members, replies, strict=True)
+
+    def score(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        """Summed and mean log-probabilities of each request's candidates."""
+        from whatifbench.models.hf.inputs import build_prompt
+        from whatifbench.models.hf.ranking import score_cached, score_separately
+
+        if not requests:
+            return
+        loaded = self.loaded
+        method = score_cached if self.options.rank_method == "cache" else score_separately
+        for i, request in enumerate(requests):
+            prompt = build_prompt(loaded, request, self.spec, self.options.candidate_space)
+            yield i, method(loaded, prompt, request)
+
+    def close(self) -> None:
+        """Drop the model and free accelerator memory."""
+        if self._loaded is None:
+            return
+        device = self._loaded.device
+        self._loaded = None
+        gc.collect()
+        if getattr(device, "type", "") == "cuda":
+            import torch
+
+            torch.cuda.empty_cache()

@@ -1,0 +1,146 @@
+"""Requests → model inputs: the checkpoint's chat template (or the prompt format of the few
+models without one), images, and the answer prefix appended as tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import Request
+from whatifbench.models.hf.loading import PLAIN_PROMPT_TYPES, Loaded
+
+TOKEN_KEYS = ("input_ids", "attention_mask", "token_type_ids", "mm_token_type_ids")
+"""Per-token inputs that grow when tokens are appended to an encoded prompt."""
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One request in the form the processor takes."""
+
+    text: str
+    """Text given to the processor (image placeholders not yet expanded)."""
+    context: str
+    """Text whose tokenization ends exactly as the processor's encoding of ``text`` does (used
+    to tokenize what follows it: answer prefix, candidates)."""
+    images: tuple[str, ...]
+    """Image paths in the order of their placeholders."""
+    prefix_ids: tuple[int, ...]
+    """Tokens of ``answer_prefix``, appended after the processor's encoding."""
+    candidate_lead: str = ""
+    """Text put before each candidate in rank mode (a space, or nothing)."""
+
+
+def tail_ids(tokenizer: Any, context: str, tail: str) -> list[int]:
+    """Token ids of ``tail`` as they follow ``context``: the tokens that tokenizing
+    ``context + tail`` adds after those of ``context`` (falls back to ``tail`` on its own when a
+    merge crosses the boundary)."""
+    if not tail:
+        return []
+    base = tokenizer(context, add_special_tokens=False)["input_ids"]
+    full = tokenizer(context + tail, add_special_tokens=False)["input_ids"]
+    if full[:len(base)] == base and len(full) > len(base):
+        return list(full[len(base):])
+    return list(tokenizer(tail, add_special_tokens=False)["input_ids"])
+
+
+def _messages(request: Request) -> list[dict[str, Any]]:
+    return [{"role": turn.role,
+             "content": [{"type": "image"} if part.is_image else {"type": "text", "text": part.text}
+                         for part in turn.parts]}
+            for turn in request.turns]
+
+
+def build_prompt(loaded: Loaded, request: Request, spec: str,
+                 candidate_space: bool | None = None) -> Prompt:
+    """Format one request with the checkpoint's chat template (PaliGemma: its own format;
+    BLIP-2, InstructBLIP: plain text, their processors put the image tokens first).
+
+    ``candidate_space``: see ``HFOptions.candidate_space``.
+    """
+    processor = loaded.processor
+    images = request.images
+    if loaded.model_type == "paligemma":
+        # PaliGemma has no chat template: image tokens, then the text; the processor inserts
+        # <bos> after the images and ends the prompt with a newline.
+        text = processor.image_token * len(images) + "\n".join(t.text for t in request.turns)
+        context = text + "\n"
+    elif loaded.model_type in PLAIN_PROMPT_TYPES:
+        text = context = "\n".join(t.text for t in request.turns)
+    else:
+        if not getattr(processor, "chat_template", None):
+            raise WhatifError(
+                f"{spec}: the checkpoint has no chat template, so prompts cannot be formatted for "
+                "it. Add the model's template to the folder (chat_template.jinja) and run again."
+            )
+        text = processor.apply_chat_template(_messages(request), add_generation_prompt=True,
+                                             tokenize=False)
+        context = text
+    prefix = tuple(tail_ids(loaded.tokenizer, context, request.answer_prefix))
+    if candidate_space is None:
+        candidate_space = not request.answer_prefix and not context[-1:].isspace()
+    return Prompt(text, context + request.answer_prefix, images, prefix,
+                  " " if candidate_space else "")
+
+
+def load_images(paths: Sequence[str]) -> list[Image.Image]:
+    """RGB images from paths (files closed)."""
+    out = []
+    for path in paths:
+        with Image.open(path) as img:
+            out.append(img.convert("RGB"))
+    return out
+
+
+def append_tokens(loaded: Loaded, inputs: dict[str, Any], ids: Sequence[int]) -> dict[str, Any]:
+    """``inputs`` with the same tokens appended to every row (attended; for PaliGemma marked as
+    the causal suffix, like generated tokens)."""
+    import torch
+
+    if not ids:
+        return inputs
+    rows = inputs["input_ids"].shape[0]
+    new = torch.tensor([list(ids)] * rows, dtype=inputs["input_ids"].dtype,
+                       device=inputs["input_ids"].device)
+    fill = {"input_ids": None, "attention_mask": 1,
+            "token_type_ids": 1 if loaded.model_type == "paligemma" else 0,
+            "mm_token_type_ids": 0}
+    out = dict(inputs)
+    for key in TOKEN_KEYS:
+        if key in inputs:
+            value = fill[key]
+            extra = new if value is None else torch.full_like(new, value,
+                                                              dtype=inputs[key].dtype)
+            out[key] = torch.cat([inputs[key], extra.to(inputs[key].device)], dim=1)
+    return out
+
+
+def encode(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
+    """Tensors for a batch of prompts (left-padded) that share one answer prefix."""
+    if len({p.prefix_ids for p in prompts}) != 1:
+        raise ValueError("encode() needs prompts with one shared answer prefix")
+    counts = {len(p.images) for p in prompts}
+    images = [load_images(p.images) for p in prompts] if counts != {0} else None
+    try:
+        batch = loaded.processor(images=images, text=[p.text for p in prompts], padding=True,
+                                 return_tensors="pt")
+    except (ValueError, TypeError) as exc:
+        raise WhatifError(
+            f"The processor of the checkpoint in {loaded.folder} rejected a request with "
+            f"{sorted(counts)} image(s) ({str(exc).splitlines()[0]}). If the model takes one "
+            "image per prompt, pass -M multi_image=false (runs then stop early with the advice to "
+            "use --image-layout composite)."
+        ) from None
+    inputs = {k: v for k, v in batch.items() if k != "labels"}
+    inputs = append_tokens(loaded, inputs, prompts[0].prefix_ids)
+    out: dict[str, Any] = {}
+    for key, value in inputs.items():
+        if hasattr(value, "to"):
+            value = value.to(loaded.device)
+            if value.is_floating_point():
+                value = value.to(loaded.dtype)
+        out[key] = value
+    return out

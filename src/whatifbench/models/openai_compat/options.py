@@ -1,0 +1,111 @@
+"""Options of the ``openai:`` backend, and keeping credentials out of everything we write."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import is_secret
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
+
+
+@dataclass(frozen=True)
+class OpenAIOptions:
+    """The ``-M`` arguments of ``openai:MODEL``."""
+
+    base_url: str = DEFAULT_BASE_URL
+    """Server URL up to ``/v1`` (``--base-url``, ``-M base_url=`` or ``$OPENAI_BASE_URL``)."""
+    api_key: str | None = field(default=None, repr=False)
+    """Bearer key (``-M api_key=`` or ``$OPENAI_API_KEY``); never recorded anywhere."""
+    max_connections: int = 16
+    """Requests in flight at once."""
+    timeout: float = 120.0
+    """Seconds to wait for one response before retrying."""
+    max_retries: int = 6
+    """Retries of a failed call (429, 5xx, timeouts, dropped connections, malformed replies)."""
+    backoff: float = 1.0
+    """First retry delay in seconds; doubled on every retry, with jitter."""
+    backoff_max: float = 60.0
+    """Longest delay between retries (a server's ``Retry-After`` is honoured up to 10 min)."""
+    temperature: float | None = 0.0
+    """Sampling temperature (0: greedy; ``None``: not sent, for models that only accept their
+    default)."""
+    max_tokens_param: str = "max_tokens"
+    """Name of the token budget field (``max_completion_tokens`` for OpenAI reasoning models)."""
+
+    @classmethod
+    def from_args(cls, spec: str, args: Mapping[str, Any]) -> OpenAIOptions:
+        """Validate ``-M`` arguments and read the environment."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(args) - known)
+        if unknown:
+            raise WhatifError(
+                f"Unknown argument(s) {', '.join(unknown)} for {spec}; the openai backend takes "
+                f"{', '.join(sorted(known))} (-M key=value)."
+            )
+        base_url = str(args.get("base_url") or os.environ.get("OPENAI_BASE_URL")
+                       or DEFAULT_BASE_URL).rstrip("/")
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise WhatifError(f"The base URL {sanitize_url(base_url)!r} is not an http(s) URL; "
+                              "pass e.g. --base-url http://localhost:8000/v1.")
+        key = args.get("api_key") or os.environ.get("OPENAI_API_KEY") or None
+        values: dict[str, Any] = {}
+        for name, kind, low in (("max_connections", int, 1), ("max_retries", int, 0),
+                                ("timeout", float, 1e-3), ("backoff", float, 0.0),
+                                ("backoff_max", float, 0.0), ("temperature", float, 0.0)):
+            if name not in args or (name == "temperature" and args[name] is None):
+                continue
+            value = args[name]
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not ok or (kind is int and not isinstance(value, int)) or value < low:
+                raise WhatifError(f"-M {name} must be a {'whole ' if kind is int else ''}number "
+                                  f">= {low}, got {value!r}.")
+            values[name] = kind(value)
+        token_param = str(args.get("max_tokens_param", "max_tokens"))
+        if token_param not in TOKEN_PARAMS:
+            raise WhatifError(f"-M max_tokens_param must be one of {', '.join(TOKEN_PARAMS)}.")
+        if "temperature" in args and args["temperature"] is None:
+            values["temperature"] = None
+        return cls(base_url=base_url, api_key=None if key is None else str(key),
+                   max_tokens_param=token_param, **values)
+
+
+def sanitize_url(url: str) -> str:
+    """``url`` without user:password and without the values of credential-like query
+    parameters (safe to record and to print)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    query = urlencode([(k, "***" if is_secret(k) else v) for k, v in parse_qsl(parts.query)])
+    return urlunsplit((parts.scheme, host, parts.path, query, ""))
+
+
+class Redactor:
+    """Removes a key, bearer tokens and URL credentials from text before it is shown or stored."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        text = re.sub(r"(?i)(bearer\s+)[^\s\"',;)\]}]+", r"\1***", text)
+        text = re.sub(r"(?i)(api[-_]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&]+", r"\1***", text)
+        return re.sub(r"(https?://)[^/\s@]+@", r"\1", text)
+
+
+def url_secrets(url: str) -> list[str]:
+    """Credentials carried by a URL (password, user, secret query values)."""
+    parts = urlsplit(url)
+    found = [parts.password or "", parts.username or ""]
+    found += [v for k, v in parse_qsl(parts.query) if is_secret(k)]
+    return [s for s in found if s]

@@ -1,0 +1,142 @@
+"""Requests → OpenAI chat-completion bodies (images as base64 data URLs), and replies → values.
+
+Ranking uses vLLM's ``prompt_logprobs`` extension of chat completions: the conversation is sent
+once with the generation prompt (its token count marks where the answer starts) and once per
+candidate with the candidate as the start of the assistant's reply
+(``continue_final_message``); the candidate's score is the sum of the log-probabilities the
+server reports for the prompt tokens after that mark.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from collections.abc import Sequence
+from typing import Any
+
+from whatifbench.models.base import Request, Turn
+from whatifbench.models.openai_compat.options import OpenAIOptions
+
+
+class MalformedReply(Exception):
+    """A 200 response without the expected fields (retried like a transient failure)."""
+
+
+class RankingUnsupported(Exception):
+    """The server answered but gave no prompt log-probabilities."""
+
+
+def data_url(path: str) -> str:
+    """An image file as a base64 data URL."""
+    mime = mimetypes.guess_type(path)[0] or "image/png"
+    with open(path, "rb") as handle:
+        return f"data:{mime};base64,{base64.b64encode(handle.read()).decode('ascii')}"
+
+
+def _content(turn: Turn) -> list[dict[str, Any]]:
+    return [{"type": "image_url", "image_url": {"url": data_url(p.image)}} if p.image is not None
+            else {"type": "text", "text": p.text or ""} for p in turn.parts]
+
+
+def chat_messages(request: Request, answer_prefix: bool = True) -> list[dict[str, Any]]:
+    """The conversation in OpenAI's format. A server cannot be made to start its reply with the
+    answer prefix, so (as in the CELLO release) the prefix ends the final user message."""
+    messages: list[dict[str, Any]] = []
+    for k, turn in enumerate(request.turns):
+        content = _content(turn)
+        if answer_prefix and request.answer_prefix and k == len(request.turns) - 1:
+            content.append({"type": "text", "text": request.answer_prefix})
+        if turn.role == "assistant":
+            messages.append({"role": "assistant", "content": turn.text})
+        else:
+            messages.append({"role": turn.role, "content": content})
+    return messages
+
+
+def generation_body(model: str, request: Request, options: OpenAIOptions) -> dict[str, Any]:
+    """Body of a generation call."""
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(request)}
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    body[options.max_tokens_param] = request.max_new_tokens
+    return body
+
+
+def ranking_bodies(model: str, request: Request) -> list[dict[str, Any]]:
+    """Bodies of a ranking call: the prompt alone, then prompt + each candidate."""
+    messages = chat_messages(request, answer_prefix=False)
+    common = {"model": model, "temperature": 0.0, "max_tokens": 1, "prompt_logprobs": 0}
+    prefix = request.answer_prefix
+    if prefix:
+        first = {**common, "messages": [*messages, {"role": "assistant", "content": prefix}],
+                 "add_generation_prompt": False, "continue_final_message": True}
+    else:
+        first = {**common, "messages": messages, "add_generation_prompt": True}
+    bodies = [first]
+    for cand in request.candidates:
+        bodies.append({**common, "add_generation_prompt": False, "continue_final_message": True,
+                       "messages": [*messages, {"role": "assistant", "content": prefix + cand}]})
+    return bodies
+
+
+def reply_text(body: Any) -> tuple[str, dict[str, Any]]:
+    """Text and meta (finish reason, token usage) of a chat-completion response."""
+    try:
+        choice = body["choices"][0]
+        message = choice["message"]
+    except (KeyError, IndexError, TypeError):
+        raise MalformedReply("the response has no choices[0].message") from None
+    text = message.get("content") if isinstance(message, dict) else None
+    if text is not None and not isinstance(text, str):
+        raise MalformedReply("choices[0].message.content is not text")
+    meta: dict[str, Any] = {"finish_reason": choice.get("finish_reason")}
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if isinstance(usage, dict):
+        meta["usage"] = {k: usage[k] for k in ("prompt_tokens", "completion_tokens")
+                         if isinstance(usage.get(k), int)}
+    return text or "", meta
+
+
+def prompt_tokens(body: Any) -> int:
+    """``usage.prompt_tokens`` of a response."""
+    try:
+        count = body["usage"]["prompt_tokens"]
+    except (KeyError, TypeError):
+        raise RankingUnsupported("the response has no usage.prompt_tokens") from None
+    if not isinstance(count, int):
+        raise MalformedReply("usage.prompt_tokens is not a number")
+    return count
+
+
+def prompt_logprobs(body: Any) -> list[float | None]:
+    """The log-probability of each prompt token (``None`` for the first), from vLLM's
+    ``prompt_logprobs``: per position a map token id → {logprob, rank}, holding the actual token
+    and any top alternatives; the actual token is the entry of largest rank."""
+    entries = body.get("prompt_logprobs") if isinstance(body, dict) else None
+    if not isinstance(entries, list):
+        raise RankingUnsupported("the response has no prompt_logprobs")
+    out: list[float | None] = []
+    for entry in entries:
+        if entry is None:
+            out.append(None)
+            continue
+        try:
+            best = max(entry.values(), key=lambda e: e.get("rank") or 0)
+            out.append(float(best["logprob"]))
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise MalformedReply("prompt_logprobs has an unreadable entry") from None
+    return out
+
+
+def candidate_scores(start: int, logprobs: Sequence[Sequence[float | None]]
+                     ) -> tuple[list[float], list[int]]:
+    """Summed log-probability and token count of each candidate: the prompt tokens after
+    position ``start`` (the token count of the conversation without the candidate)."""
+    sums, counts = [], []
+    for values in logprobs:
+        tail = list(values[start:])
+        if not tail or any(v is None for v in tail):
+            raise MalformedReply(f"a candidate has no scored tokens after position {start}")
+        sums.append(sum(v for v in tail if v is not None))
+        counts.append(len(tail))
+    return sums, counts

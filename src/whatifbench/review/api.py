@@ -1,0 +1,67 @@
+"""``export_review`` / ``import_review``: the public API behind ``whatif review``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from whatifbench.core.card import Card
+from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.fsutil import write_text_atomic
+from whatifbench.core.registry import entries
+from whatifbench.errors import WhatifError
+from whatifbench.review.base import Reviewer
+from whatifbench.review.html import sheet_html
+from whatifbench.review.sheet import read_sheet, sheet_csv
+
+
+def reviewer_for(dataset: Dataset) -> Reviewer:
+    """The hook: the reviewer named by ``card.extra["review"]``, else the one of ``card.suite``."""
+    name = str(dataset.card.extra.get("review") or dataset.suite)
+    found = {e.name: e for e in entries("reviewer")}
+    if name not in found:
+        raise WhatifError(
+            f"The dataset {dataset.root} (suite {dataset.suite}) has no review sheet; review "
+            f"sheets exist for: {', '.join(sorted(found)) or 'none'}.")
+    reviewer: Reviewer = found[name].obj()
+    return reviewer
+
+
+def _load(dataset: str | Path | Dataset) -> Dataset:
+    return dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
+
+
+def export_review(dataset: str | Path | Dataset, out: str | Path,
+                  overwrite: bool = False) -> Path:
+    """Write the review sheet as ``.csv`` or self-contained ``.html`` (chosen by ``out``)."""
+    ds = _load(dataset)
+    out = Path(out)
+    kind = out.suffix.lower()
+    if kind not in (".csv", ".html", ".htm"):
+        raise WhatifError(f"--out {out} must end in .csv (to fill in) or .html (to view and "
+                          "fill in a browser).")
+    if out.exists() and not overwrite:
+        raise WhatifError(f"{out} already exists (it may hold someone's review); choose another "
+                          "name or pass --overwrite.")
+    reviewer = reviewer_for(ds)
+    rows = reviewer.rows(ds)
+    text = (sheet_csv(reviewer, rows) if kind == ".csv"
+            else sheet_html(ds, reviewer, rows, out.with_suffix(".csv").name))
+    write_text_atomic(out, text)
+    return out
+
+
+def import_review(dataset: str | Path | Dataset, sheet: str | Path, out: str | Path | None = None,
+                  *, in_place: bool = False, overwrite: bool = False) -> Card:
+    """Apply a filled-in sheet: write the reviewed dataset to ``out``, or replace the input
+    dataset atomically when ``in_place`` (the only way the input is ever changed)."""
+    ds = _load(dataset)
+    if (out is None) == (not in_place):
+        raise WhatifError("Pass either --out NEW_DATASET (recommended) or --in-place to replace "
+                          f"{ds.root} with the reviewed dataset.")
+    target = ds.root if in_place or out is None else Path(out)
+    if not in_place and target.resolve() == ds.root.resolve():
+        raise WhatifError(f"--out {target} is the input dataset; pass --in-place to replace it.")
+    reviewer = reviewer_for(ds)
+    keys = [row.key for row in reviewer.rows(ds)]
+    filled = read_sheet(Path(sheet), reviewer, keys)
+    return reviewer.apply(ds, filled, target, overwrite or in_place)

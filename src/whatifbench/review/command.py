@@ -1,0 +1,51 @@
+"""``whatif review export|import``: a thin layer over ``whatifbench.review.api``."""
+
+from __future__ import annotations
+
+import argparse
+
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.review.api import export_review, import_review
+
+
+@register("command", "review")
+class ReviewCommand:
+    """Human review: export a sheet (CSV/HTML) of a dataset, import the decisions."""
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """The ``export`` and ``import`` sub-commands."""
+        sub = parser.add_subparsers(dest="review_action", metavar="ACTION")
+        exp = sub.add_parser("export", help="write a review sheet (.csv or .html)",
+                             description="Write a review sheet of DATASET: .csv to fill in a "
+                             "spreadsheet, .html to view the images and fill it in a browser.")
+        exp.add_argument("dataset", metavar="DATASET")
+        exp.add_argument("--out", required=True, metavar="SHEET", help="sheet.csv or sheet.html")
+        exp.add_argument("--overwrite", action="store_true", help="replace an existing sheet")
+        imp = sub.add_parser("import", help="apply a filled-in sheet",
+                             description="Apply accept/edit/reject/new decisions of SHEET to "
+                             "DATASET, writing a new dataset (--out) or replacing it atomically "
+                             "(--in-place).")
+        imp.add_argument("dataset", metavar="DATASET")
+        imp.add_argument("sheet", metavar="SHEET", help="the filled-in CSV sheet")
+        imp.add_argument("--out", metavar="DIR", help="folder for the reviewed dataset")
+        imp.add_argument("--in-place", action="store_true",
+                         help="replace DATASET with the reviewed dataset (atomic)")
+        imp.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> int:
+        """Dispatch to the API."""
+        if args.review_action == "export":
+            path = export_review(args.dataset, args.out, overwrite=args.overwrite)
+            print(f"Wrote the review sheet {path}")
+            return 0
+        if args.review_action == "import":
+            card = import_review(args.dataset, args.sheet, args.out, in_place=args.in_place,
+                                 overwrite=args.overwrite)
+            where = args.dataset if args.in_place else args.out
+            print(f"Wrote {card.counts.get('items', 0)} items ({card.counts.get('pairs', 0)} "
+                  f"pairs) to {where}; decisions: {card.counts.get('review', {})}")
+            return 0
+        raise WhatifError("'whatif review' needs an action: export or import.")

@@ -1,0 +1,63 @@
+"""Cached access to a judge backend while a suite grades free-text answers (MuCR Exp).
+
+A judge is any registered backend (``openai:MODEL``, ``hf:PATH``, ``embedding:NAME`` ...). Its
+calls go through the run store exactly like the model's: keyed by the judge's spec, public
+arguments, version and the request content, so a repeated run makes no judge calls and a changed
+judge never hits stale entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend, Request, Response
+from whatifbench.runner.backends import make_backend
+
+Fetch = Callable[[Backend, str, Sequence[Request]], list[Response]]
+"""``(backend, mode, requests) → responses`` through the run store (the runner's cache)."""
+
+
+class JudgeRuntime:
+    """The judge of one run, created on first use; ``describe`` is ``None`` when unused."""
+
+    def __init__(self, spec: str | None, args: Mapping[str, Any], fetch: Fetch) -> None:
+        self.spec = spec
+        self.args = dict(args)
+        self._fetch = fetch
+        self._backend: Backend | None = None
+        self._facts: dict[str, Any] = {}
+
+    @property
+    def backend(self) -> Backend:
+        """The judge backend (instantiated once)."""
+        if self._backend is None:
+            if not self.spec:
+                raise WhatifError(
+                    "This suite grades free-text answers with a judge, and none was chosen; "
+                    "pass --judge SPEC (e.g. --judge openai:gpt-4o)."
+                )
+            self._backend = make_backend(self.spec, self.args)
+        return self._backend
+
+    def ask(self, requests: Sequence[Request], mode: str = "generate") -> list[Response]:
+        """The judge's responses (``generate`` or ``rank``), from the store when cached."""
+        if not requests:
+            return []
+        return self._fetch(self.backend, mode, requests)
+
+    def record(self, **facts: Any) -> None:
+        """Facts about the grading (prompt, weights, score mapping) kept in the run spec."""
+        self._facts.update(facts)
+
+    def describe(self) -> dict[str, Any] | None:
+        """``{"backend": ..., **facts}`` for the run spec, or ``None`` when no judge was used."""
+        if self._backend is None:
+            return None
+        return {"backend": self._backend.describe(), **self._facts}
+
+    def close(self) -> None:
+        """Release the judge backend."""
+        if self._backend is not None:
+            self._backend.close()

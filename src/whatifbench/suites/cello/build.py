@@ -1,0 +1,173 @@
+"""``whatif build cello``: Visual Genome scene graphs → CELLO dataset (offline by default).
+
+Scene graphs whose image is not in ``--images`` are skipped and counted; the rest go through
+``causal.pipeline``; ``--model SPEC`` optionally rewrites the questions (``causal.rewrite``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from whatifbench.causal.assemble import Question
+from whatifbench.causal.graph import node_attributes
+from whatifbench.causal.pipeline import run_pipeline
+from whatifbench.causal.rewrite import rewrite_questions
+from whatifbench.causal.scene_graph import image_size, load_image_sizes, load_scene_graphs
+from whatifbench.causal.tasks import RUNG_OF, TASKS
+from whatifbench.core.card import Card
+from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.item import Item
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend
+from whatifbench.runner.backends import make_backend, parse_model_args
+from whatifbench.runner.store import RunStore
+from whatifbench.suites.cello.counts import cello_counts
+from whatifbench.suites.cello.images import available_ids, check_folder, copy_images, find_image
+
+VERSION = "1"
+DEFAULT_PER_TASK = 100
+
+
+def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
+                  seed: int) -> Item:
+    """The dataset item of a question (``meta`` holds the release record's fields)."""
+    nodes = [[o.object_id, node_attributes(o, size)] for o in q.objects]
+    edges = [[u, v, {"relation": r}] for (u, v), r in zip(q.frame.match.edges, q.relations,
+                                                           strict=True)]
+    binary = TASKS[q.task_type].binary
+    meta: dict[str, Any] = {
+        "rung": RUNG_OF[q.task_type], "task_type": q.task_type,
+        "graph_type": q.frame.match.graph_type,
+        "format": "binary" if binary else "multiple_choice", "img_id": q.image_id,
+        "data_id": data_id, "answer_index": q.answer_index,
+        "option_kinds": list(q.option_kinds) or None,
+        "graph": {"nodes": nodes, "edges": edges}, "objs": [o.object_id for o in q.objects],
+    }
+    provenance = {**q.provenance, "seed": seed, "version": VERSION,
+                  "template_question": q.template_text}
+    return Item(id=f"cello-{data_id}", images=(image,), question=q.text, kind="choice",
+                target=q.options[q.answer_index], choices=q.options, group=q.task_type,
+                meta=meta, provenance=provenance)
+
+
+def _sizes(images: Path, ids: Sequence[int], known: dict[int, tuple[int, int]]
+           ) -> dict[int, tuple[int, int]]:
+    sizes: dict[int, tuple[int, int]] = {}
+    for img_id in ids:
+        size = known.get(img_id)
+        if size is None:
+            path = find_image(images, img_id)
+            size = image_size(path) if path else None
+        if size is not None:
+            sizes[img_id] = size
+    return sizes
+
+
+def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *,
+                image_data: str | Path | None = None, per_task: int = DEFAULT_PER_TASK,
+                seed: int = 0, overwrite: bool = False, rewriter: Backend | None = None,
+                tasks: Sequence[str] | None = None, store: RunStore | None = None) -> Card:
+    """Build a CELLO dataset; ``rewriter``: a backend that rewrites the template questions
+    (its calls cached in ``store``, default the shared run store)."""
+    if per_task < 1:
+        raise WhatifError(f"--per-task must be a positive number of questions, got {per_task}.")
+    unknown = [t for t in tasks or () if t not in TASKS]
+    if unknown:
+        raise WhatifError(f"Unknown task type(s) {', '.join(unknown)}; use {', '.join(TASKS)}.")
+    tasks = [t for t in TASKS if not tasks or t in tasks]
+    scene_graphs, images = Path(scene_graphs), Path(images)
+    scenes = load_scene_graphs(scene_graphs)
+    known = load_image_sizes(image_data) if image_data else {}
+    check_folder(images)
+    have = available_ids(images)
+    usable = [s for s in scenes if s.image_id in have]
+    if not usable:
+        raise WhatifError(
+            f"None of the {len(scenes)} scene graphs in {scene_graphs} has its image in {images} "
+            f"(looked for e.g. {scenes[0].image_id}.jpg there and in VG_100K/, VG_100K_2/); "
+            "pass --images with the Visual Genome image folder.")
+    with DatasetWriter(out, overwrite) as writer:    # checks --out before any work
+        result = run_pipeline(usable, per_task, seed, tasks, vocabulary=scenes)
+        if not result.questions:
+            raise WhatifError(
+                f"No question could be built from {scene_graphs}: none of its causal graphs "
+                "matches a template with enough objects for a question (see 'whatif stats "
+                f"{scene_graphs}' for the predicate coverage).")
+        questions = list(result.questions)
+        if rewriter is not None:
+            own = store is None
+            store = store or RunStore()
+            try:
+                questions = rewrite_questions(questions, rewriter, store)
+            finally:
+                if own:
+                    store.close()
+        ids = sorted({q.image_id for q in questions})
+        sizes = _sizes(images, ids, known)
+        paths = copy_images(writer, images, ids)
+        items = [question_item(q, k, paths[q.image_id], sizes[q.image_id], seed)
+                 for k, q in enumerate(questions)]
+        writer.add_items(items)
+        rewrites = Counter(str(q.provenance["rewrite"]["accepted"]) for q in questions
+                           if "rewrite" in q.provenance)
+        counts = {**cello_counts(items), "images": len(ids),
+                  "scene_graphs": {"read": len(scenes), "without_image": len(scenes) - len(usable),
+                                   **result.scenes}}
+        extra = {"candidates": result.candidates, "skipped": result.skipped,
+                 "rewrites": {"accepted": rewrites["True"], "rejected": rewrites["False"]}
+                 if rewriter is not None else None}
+        params = {"scene_graphs": scene_graphs.name,
+                  "scene_graphs_sha256": sha256_file(scene_graphs),
+                  "image_data": Path(image_data).name if image_data else None,
+                  "per_task": per_task, "tasks": tasks,
+                  "rewrite_model": rewriter.describe() if rewriter is not None else None}
+        return writer.finish(name="cello", suite="cello", version=VERSION,
+                             generator={"name": "cello-build", "params": params}, seed=seed,
+                             counts=counts, extra=extra)
+
+
+@register("builder", "cello")
+class CelloBuilder:
+    """CELLO: twelve causal tasks over four rungs from Visual Genome scene graphs."""
+
+    version = VERSION
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """``--scene-graphs FILE [--image-data FILE] --images DIR [--per-task N] [--seed S]
+        [--model SPEC [-M KEY=VALUE ...]]``."""
+        parser.add_argument("--scene-graphs", required=True, metavar="FILE",
+                            help="Visual Genome scene_graphs.json")
+        parser.add_argument("--image-data", metavar="FILE",
+                            help="Visual Genome image_data.json (image sizes; default: read "
+                                 "them from the images)")
+        parser.add_argument("--images", required=True, metavar="DIR",
+                            help="Visual Genome images <image_id>.jpg (or VG_100K/, VG_100K_2/)")
+        parser.add_argument("--per-task", type=int, default=DEFAULT_PER_TASK, metavar="N",
+                            help=f"questions per task type (default {DEFAULT_PER_TASK})")
+        parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+        parser.add_argument("--task", action="append", dest="tasks", metavar="NAME",
+                            help="build only this task type (repeatable; default all twelve)")
+        parser.add_argument("--model", metavar="SPEC",
+                            help="LLM that rewrites the template questions, e.g. openai:gpt-4o")
+        parser.add_argument("-M", dest="model_args", action="append", default=[],
+                            metavar="KEY=VALUE", help="argument of the --model backend")
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> None:
+        """Build with the parsed options."""
+        backend = (make_backend(args.model, parse_model_args(args.model_args))
+                   if args.model else None)
+        try:
+            build_cello(args.scene_graphs, args.images, args.out, image_data=args.image_data,
+                        per_task=args.per_task, seed=args.seed, overwrite=args.overwrite,
+                        rewriter=backend, tasks=args.tasks)
+        finally:
+            if backend is not None:
+                backend.close()

@@ -1,0 +1,40 @@
+"""``whatif export DATASET --format cello-jsonl --out FILE``: records in the release format."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from whatifbench.core.dataset import load_dataset
+from whatifbench.core.fsutil import write_text_atomic
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.suites.cello.records import record_from_item
+
+
+def export_cello(dataset: str | Path, out: str | Path, overwrite: bool = False) -> int:
+    """Write one release record per item to ``out`` (atomically); returns the record count."""
+    out = Path(out)
+    if out.exists() and not overwrite:
+        raise WhatifError(f"{out} already exists; choose another --out or pass --overwrite.")
+    if out.is_dir():
+        raise WhatifError(f"{out} is a folder; --out must be a file path such as cello.jsonl.")
+    data = load_dataset(dataset, check_images=False)
+    lines = [json.dumps(record_from_item(item), ensure_ascii=False) for item in data.items]
+    write_text_atomic(out, "\n".join(lines) + "\n")
+    return len(lines)
+
+
+@register("exporter", "cello-jsonl")
+class CelloJsonlExporter:
+    """CELLO release JSONL (cello_data.jsonl records)."""
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """The export command's own options suffice."""
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> None:
+        """Export with the parsed options."""
+        export_cello(args.dataset, args.out, overwrite=args.overwrite)

@@ -1,0 +1,101 @@
+"""``whatif import cello``: the release's ``cello_data.jsonl`` + Visual Genome images → dataset."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from whatifbench.core.card import Card
+from whatifbench.core.dataset import DatasetWriter, problems_message
+from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.item import Item
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.suites.cello.counts import cello_counts
+from whatifbench.suites.cello.images import check_folder, copy_images
+from whatifbench.suites.cello.records import infer_kinds, item_from_record, record_problems
+
+VERSION = "1"
+
+
+def read_release(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` of every line; one ``WhatifError`` lists all bad lines."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise WhatifError(f"The file {path} does not exist; pass --jsonl with the release's "
+                          "cello_data.jsonl.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WhatifError(f"Cannot read {path} as UTF-8 text ({exc}).") from None
+    records: list[tuple[int, dict[str, Any]]] = []
+    problems: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        found = record_problems(rec)
+        problems += [f"{path}:{lineno}: {p}" for p in found]
+        if not found:
+            records.append((lineno, rec))
+    if not records and not problems:
+        problems.append(f"{path} holds no records")
+    if problems:
+        raise WhatifError(problems_message(
+            f"The CELLO file {path}", problems,
+            "Each line must be one release record (img_id, question, graph_type, task_type, "
+            "graph, objs, options, answer_index, data_id); fix these lines and run again."))
+    return records
+
+
+def import_cello(jsonl: str | Path, images: str | Path, out: str | Path,
+                 overwrite: bool = False) -> Card:
+    """Import the release into a dataset folder (images copied as ``images/<img_id>.jpg``)."""
+    jsonl, images = Path(jsonl), Path(images)
+    records = read_release(jsonl)
+    check_folder(images)
+    items: list[Item] = []
+    seen: set[str] = set()
+    renamed = 0
+    with DatasetWriter(out, overwrite) as writer:
+        paths = copy_images(writer, images, [rec["img_id"] for _, rec in records])
+        for lineno, rec in records:
+            item_id = f"cello-{rec['data_id']}"
+            if item_id in seen:
+                item_id, renamed = f"{item_id}-L{lineno}", renamed + 1
+            seen.add(item_id)
+            items.append(item_from_record(
+                rec, item_id, paths[rec["img_id"]], infer_kinds(rec),
+                {"source": jsonl.name, "line": lineno}))
+        writer.add_items(items)
+        counts = {**cello_counts(items), "images": len(paths), "repeated_data_ids": renamed}
+        return writer.finish(
+            name="cello", suite="cello", version=VERSION,
+            generator={"name": "cello-import", "params": {
+                "jsonl": jsonl.name, "jsonl_sha256": sha256_file(jsonl)}},
+            seed=None, counts=counts)
+
+
+@register("importer", "cello")
+class CelloImporter:
+    """CELLO release: cello_data.jsonl + Visual Genome images."""
+
+    version = VERSION
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """``--jsonl FILE --images DIR``."""
+        parser.add_argument("--jsonl", required=True, metavar="FILE",
+                            help="the release's cello_data.jsonl")
+        parser.add_argument("--images", required=True, metavar="DIR",
+                            help="Visual Genome images <img_id>.jpg (or VG_100K/, VG_100K_2/)")
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> None:
+        """Import with the parsed options."""
+        import_cello(args.jsonl, args.images, args.out, overwrite=args.overwrite)

@@ -1,0 +1,67 @@
+"""CELLO tables: one row per run, accuracies by rung, task type, graph type; distractor errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from whatifbench.causal.tasks import RUNGS, TASKS
+from whatifbench.causal.templates import GRAPH_TYPES
+from whatifbench.report.table import Table, fmt
+from whatifbench.runner.results import RunResult
+from whatifbench.suites.cello.metrics import ERROR_KINDS
+
+RUNG_NOTE = ("Rungs: discovery CaI CA AR; association CB; intervention CoI BAS CDE; "
+             "counterfactual CR NDE NIE SC NC.")
+KIND_NOTE = ("image: in the image, not in the causal graph; graph: in the causal graph, part of "
+             "the answer; text: in neither, induced by the question; unknown: imported items "
+             "whose distractor kind is not recorded.")
+
+
+def _acc(block: dict, key: str) -> str:
+    entry = block.get(key)
+    return fmt(entry["accuracy"]) if entry else "–"
+
+
+def rung_table(runs: Sequence[RunResult]) -> Table:
+    """Overall, per rung, binary vs multiple choice, unparsed."""
+    rows = tuple((r.model, fmt(r.metrics["accuracy"]),
+                  *(_acc(r.metrics["by_rung"], k) for k in RUNGS),
+                  _acc(r.metrics["by_format"], "binary"),
+                  _acc(r.metrics["by_format"], "multiple_choice"), fmt(r.metrics["unparsed"]))
+                 for r in runs)
+    n = runs[0].metrics["n_items"] if runs else 0
+    return Table(f"CELLO: {runs[0].dataset if runs else ''} — accuracy by rung",
+                 ("model", "overall", *RUNGS, "binary", "multiple choice", "unparsed %"), rows,
+                 notes=(f"Accuracy in %, {n} items. 95% Wilson intervals are in results.json.",))
+
+
+def task_table(runs: Sequence[RunResult]) -> Table:
+    """One column per task type (the paper's abbreviations)."""
+    rows = tuple((r.model, *(_acc(r.metrics["by_task_type"], t) for t in TASKS)) for r in runs)
+    return Table("CELLO: accuracy by task type",
+                 ("model", *(task.abbrev for task in TASKS.values())), rows,
+                 notes=(RUNG_NOTE,))
+
+
+def graph_table(runs: Sequence[RunResult]) -> Table:
+    """One column per graph type."""
+    rows = tuple((r.model, *(_acc(r.metrics["by_graph_type"], g) for g in GRAPH_TYPES))
+                 for r in runs)
+    return Table("CELLO: accuracy by graph type", ("model", *GRAPH_TYPES), rows)
+
+
+def distractor_table(runs: Sequence[RunResult]) -> Table:
+    """Which kind of option wrong multiple-choice answers picked."""
+    rows = []
+    for r in runs:
+        d = r.metrics["distractor_errors"]
+        rows.append((r.model, str(d["n_errors"]),
+                     *(fmt(d["by_kind"][k]["share_of_errors"]) for k in ERROR_KINDS)))
+    return Table("CELLO: kind of option chosen when wrong (% of multiple-choice errors)",
+                 ("model", "errors", *ERROR_KINDS), tuple(rows),
+                 notes=(KIND_NOTE,))
+
+
+def cello_tables(runs: Sequence[RunResult]) -> list[Table]:
+    """All four tables."""
+    return [rung_table(runs), task_table(runs), graph_table(runs), distractor_table(runs)]

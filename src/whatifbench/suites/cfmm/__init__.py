@@ -1,0 +1,4 @@
+"""CFMM ("Eyes Can Deceive"): the paired basic/counterfactual protocol with answer ranking, the
+importer for your own CFMM-style files and the exporters back to them."""
+
+from whatifbench.suites.cfmm import exporter, importer, suite  # noqa: F401  (registrations)

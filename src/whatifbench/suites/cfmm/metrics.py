@@ -1,0 +1,98 @@
+"""CFMM metrics (§3.4): acc_b, acc_c, acc+ overall and per category, the total scores (sums
+over the categories, max 100 per category), and Observation 1's statistics: the phi correlation
+of basic and counterfactual correctness, and how often a counterfactual error picks the basic
+question's answer. All accuracies are percentages; 95 % bootstrap intervals over pairs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from whatifbench.core.item import Item
+from whatifbench.core.suite import Sample
+from whatifbench.metrics.paired import pair_table, paired_metrics
+from whatifbench.metrics.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, percent, phi
+from whatifbench.suites.cfmm.pairs import complete_pairs, ordered_categories
+from whatifbench.suites.cfmm.schema import ROLES
+
+NAMES = ("acc_b", "acc_c")
+SCORES = ("acc_b", "acc_c", "acc_plus")
+
+
+def _paired(samples: Sequence[Sample]) -> dict[str, Any]:
+    """``paired_metrics`` for basic/counterfactual with pair accuracy named ``acc_plus``."""
+    raw = paired_metrics(samples, roles=ROLES, names=NAMES)
+    raw["acc_plus"] = raw.pop("pair_accuracy")
+    if "ci95" in raw:
+        raw["ci95"]["acc_plus"] = raw["ci95"].pop("pair_accuracy")
+    table = pair_table(samples, ROLES)
+    raw["phi"] = phi(table.first.tolist(), table.second.tolist())
+    order = (*SCORES, "drop", "phi", "unparsed", "n_pairs", "n_items", "n_unparsed", "n_errors")
+    return {**{key: raw.pop(key) for key in order}, **raw}
+
+
+def chose_basic(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
+    """Counterfactual errors that picked the basic question's answer.
+
+    Counted over complete pairs whose basic answer is one of the counterfactual's options and
+    differs from its answer (elsewhere picking the basic answer is impossible or right).
+    Unparsed replies and failed requests are errors that did not pick it.
+    """
+    by_id = {s.item_id: s for s in samples}
+    errors = picked = 0
+    for basic, cf in complete_pairs(items):
+        s = by_id.get(cf.id)
+        if s is None or basic.id not in by_id or s.correct:
+            continue
+        if basic.target in cf.choices and basic.target != cf.target:
+            errors += 1
+            picked += s.prediction == basic.target
+    return {"cf_errors_chose_basic": percent(picked, errors) if errors else None,
+            "n_cf_errors_considered": errors}
+
+
+def total_scores(by_category: dict[str, dict[str, Any]],
+                 pairs: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, Any]:
+    """The paper's Table 3 "Total score": per-category percentages summed over the categories
+    present (as displayed, 2 decimals), max 100 per category; with a stratified bootstrap
+    interval (pairs resampled within each category)."""
+    out: dict[str, Any] = {name: round(sum(m[name] for m in by_category.values()), 2)
+                           for name in SCORES}
+    out["categories"] = len(by_category)
+    out["max"] = 100 * len(by_category)
+    if pairs and all(len(a) for a, _ in pairs.values()):
+        rng = np.random.default_rng(BOOTSTRAP_SEED)
+        sums = {name: np.zeros(BOOTSTRAP_SAMPLES) for name in SCORES}
+        for cat in by_category:
+            a, b = pairs[cat]
+            idx = rng.integers(0, len(a), size=(BOOTSTRAP_SAMPLES, len(a)))
+            ra, rb = a[idx], b[idx]
+            sums["acc_b"] += 100 * ra.mean(axis=1)
+            sums["acc_c"] += 100 * rb.mean(axis=1)
+            sums["acc_plus"] += 100 * (ra & rb).mean(axis=1)
+        out["ci95"] = {name: tuple(round(float(v), 2) for v in
+                                   np.percentile(sums[name], [2.5, 97.5]))
+                       for name in SCORES}
+    return out
+
+
+def cfmm_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
+    """The run's metrics for ``results.json``."""
+    out = _paired(samples)
+    groups: dict[str, list[Sample]] = {}
+    for s in samples:
+        groups.setdefault(s.group or "", []).append(s)
+    by_category: dict[str, dict[str, Any]] = {}
+    pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for cat in ordered_categories(groups):
+        m = _paired(groups[cat])
+        by_category[cat] = {key: m[key] for key in (*SCORES, "drop", "phi", "n_pairs", "ci95")
+                            if key in m}
+        table = pair_table(groups[cat], ROLES)
+        pairs[cat] = (table.first, table.second)
+    out["by_category"] = by_category
+    out["total"] = total_scores(by_category, pairs)
+    out.update(chose_basic(samples, items))
+    return out

@@ -1,0 +1,91 @@
+"""The CFMM tables: Table 2 (model × prompt strategy rows; category × acc_b/acc_c/acc+ columns)
+and Table 3 (total scores), with Observation 1's statistics beside the totals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from whatifbench.report.table import Table, fmt
+from whatifbench.runner.results import RunResult
+from whatifbench.suites.cfmm.pairs import ordered_categories
+
+STRATEGY_LABELS = {"zero-shot": "0-shot", "one-shot": "1-shot", "one-shot-cot": "1-shot CoT",
+                   "cot": "CoT", "ccot": "CCoT"}
+"""The paper's names for the prompt strategies."""
+
+SCORE_COLUMNS = ("acc_b", "acc_c", "acc+")
+SCORE_KEYS = ("acc_b", "acc_c", "acc_plus")
+
+
+def prompt_label(spec: dict[str, Any]) -> str:
+    """The "Prompt" cell: the strategy, plus whatever else departs from the defaults (answer
+    mode other than ranking, mean scoring, a non-default prompt)."""
+    protocol = spec.get("protocol") or {}
+    strategy = protocol.get("strategy", "zero-shot")
+    extras = []
+    if protocol.get("answer_mode", "rank") != "rank":
+        extras.append(str(protocol["answer_mode"]))
+    elif protocol.get("score_by", "mean") != "mean":
+        extras.append(f"rank by {protocol['score_by']}")
+    if protocol.get("prompt", "default") != "default":
+        extras.append(f"prompt {protocol['prompt']}")
+    label = STRATEGY_LABELS.get(strategy, strategy)
+    return f"{label} ({', '.join(extras)})" if extras else label
+
+
+def _cells(scores: dict[str, Any] | None) -> list[str]:
+    if scores is None:
+        return ["–"] * len(SCORE_KEYS)
+    return [fmt(scores.get(key), 2) for key in SCORE_KEYS]
+
+
+def category_table(runs: Sequence[RunResult]) -> Table:
+    """CFMM Table 2: per category acc_b, acc_c, acc+ (%)."""
+    cats = ordered_categories({c for r in runs for c in r.metrics.get("by_category", {})})
+    columns = ["model", "prompt"]
+    spans: list[tuple[str, int]] = [("", 2)]
+    for cat in cats:
+        columns += SCORE_COLUMNS
+        spans.append((cat.capitalize(), 3))
+    rows = []
+    for run in runs:
+        by_cat = run.metrics.get("by_category", {})
+        row = [run.model, prompt_label(run.spec)]
+        for cat in cats:
+            row += _cells(by_cat.get(cat))
+        rows.append(tuple(row))
+    notes: tuple[str, ...] = ()
+    if runs:
+        counts = ", ".join(f"{c} {m.get('n_pairs', 0)}"
+                           for c, m in runs[0].metrics.get("by_category", {}).items())
+        notes = ((f"Accuracy in % (pairs per category: {counts}); acc+ = both questions of "
+                  "a pair right. 95% bootstrap intervals are in results.json."),)
+    return Table(f"CFMM (Table 2 layout): {runs[0].dataset if runs else ''}", tuple(columns),
+                 tuple(rows), tuple(spans), notes)
+
+
+def total_table(runs: Sequence[RunResult]) -> Table:
+    """CFMM Table 3: total scores (sums over the categories), then phi and the share of
+    counterfactual errors that picked the basic answer."""
+    columns = ("model", "prompt", *SCORE_COLUMNS, "phi", "cf err = basic %")
+    spans = (("", 2), ("Total score", 3), ("Observation 1", 2))
+    rows = []
+    for run in runs:
+        m = run.metrics
+        phi = m.get("phi")
+        rows.append((run.model, prompt_label(run.spec), *_cells(m.get("total")),
+                     "–" if phi is None else f"{phi:+.3f}",
+                     fmt(m.get("cf_errors_chose_basic"), 1)))
+    notes: tuple[str, ...] = ()
+    if runs:
+        total = runs[0].metrics.get("total", {})
+        six = "" if total.get("categories") == 6 else "; the paper's six give 600"
+        notes = (
+            (f"Total score = sum of the per-category accuracies over the "
+             f"{total.get('categories')} categories present (max {total.get('max')} each{six})."),
+            ("phi = correlation of basic and counterfactual correctness over pairs; cf err = "
+             "basic = share of counterfactual errors that chose the basic question's answer."),
+        )
+    return Table(f"CFMM (Table 3 layout): {runs[0].dataset if runs else ''}", columns,
+                 tuple(rows), spans, notes)

@@ -1,0 +1,93 @@
+"""Turn validated MuCR records into the four items of each pair (C2E, E2C, Cue, Exp).
+
+Answer positions are computed, not written: for each choice metric the correct option's
+position is drawn from a balanced list (each of A–D equally often over the dataset, in a seeded
+order), and the distractors are shuffled with a seed derived from the pair's id. The same records
+and seed always give the same items.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from whatifbench.core.item import Item
+from whatifbench.suites.mucr.prompts import (
+    CHOICE_METRICS,
+    IMAGE_LABELS,
+    LETTERS,
+    QUESTIONS,
+    exp_answer,
+)
+from whatifbench.suites.mucr.records import Record
+
+PROGRAM = "mucr-items"
+"""Name recorded in each item's provenance (the program that placed the answers)."""
+
+
+def balanced_positions(n: int, seed: int, metric: str) -> list[int]:
+    """``n`` answer positions, each of 0–3 used ⌊n/4⌋ or ⌈n/4⌉ times, in a seeded order."""
+    positions = [k % len(LETTERS) for k in range(n)]
+    random.Random(f"mucr-positions:{seed}:{metric}").shuffle(positions)
+    return positions
+
+
+def _place(correct: str, others: Sequence[str], position: int, seed: int, key: str) -> list[str]:
+    """``others`` in a seeded order with ``correct`` inserted at ``position``."""
+    shuffled = list(others)
+    random.Random(f"mucr-order:{seed}:{key}").shuffle(shuffled)
+    shuffled.insert(position, correct)
+    return shuffled
+
+
+def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
+               source: str) -> list[Item]:
+    """Four items per record, in record order; ``images`` maps a record's image names to the
+    dataset-relative paths; ``source`` names the input file in provenance."""
+    by_id = {r.id: r for r in records}
+    positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}
+    items: list[Item] = []
+    for k, r in enumerate(records):
+        base_meta: dict[str, Any] = {"category": r.category, "style": r.style, "record": r.id,
+                                     "group_of_four": sorted({r.id, *r.links})}
+        links = [by_id[link] for link in r.links]
+        common = {"program": PROGRAM, "seed": seed, "source": {"file": source, "line": r.line},
+                  "explanation": r.explanations[2][0]}
+
+        for metric, shown, own, pick in (
+            ("c2e", r.cause_image, r.effect_image, lambda x: x.effect_image),
+            ("e2c", r.effect_image, r.cause_image, lambda x: x.cause_image),
+        ):
+            pos = positions[metric][k]
+            order = _place(r.id, [x.id for x in links], pos, seed, f"{metric}:{r.id}")
+            files = [own if pid == r.id else pick(by_id[pid]) for pid in order]
+            items.append(Item(
+                id=f"{r.id}-{metric}", images=(images[shown], *(images[f] for f in files)),
+                question=QUESTIONS[metric], kind="choice", target=LETTERS[pos],
+                choices=LETTERS, pair_id=r.id, role=metric, group=metric,
+                meta={**base_meta, "image_labels": list(IMAGE_LABELS[metric]),
+                      "candidates": order},
+                provenance={**common, "metric": metric, "position": pos},
+            ))
+        pos = positions["cue"][k]
+        phrases = _place(r.cue, r.false_cues, pos, seed, f"cue:{r.id}")
+        items.append(Item(
+            id=f"{r.id}-cue", images=(images[r.cause_image], images[r.effect_image]),
+            question=QUESTIONS["cue"], kind="choice", target=r.cue, choices=tuple(phrases),
+            pair_id=r.id, role="cue", group="cue",
+            meta={**base_meta, "image_labels": list(IMAGE_LABELS["cue"])},
+            provenance={**common, "metric": "cue", "position": pos},
+        ))
+        first = (r.explanations[0][0], r.explanations[1][0], r.explanations[2][0])
+        items.append(Item(
+            id=f"{r.id}-exp", images=(images[r.cause_image], images[r.effect_image]),
+            question=QUESTIONS["exp"].format(cue=r.cue), kind="text", target=exp_answer(first),
+            pair_id=r.id, role="exp", group="exp",
+            meta={**base_meta, "image_labels": list(IMAGE_LABELS["exp"]), "cue": r.cue,
+                  "references": [list(p) for p in r.explanations],
+                  "captions": [r.cause_caption, r.effect_caption]},
+            provenance={**common, "metric": "exp",
+                        "explanation": f'The cue "{r.cue}" links the two images.'},
+        ))
+    return items

@@ -1,0 +1,64 @@
+"""MuCR metrics: C2E, E2C and Cue accuracy (%), Exp score (0–10), overall and by category and
+style (MuCR Table 1 and Fig. 9), with 95 % bootstrap intervals over items."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from whatifbench.core.suite import Sample
+from whatifbench.metrics.stats import bootstrap_ci, percent
+from whatifbench.suites.mucr.explanations import PARTS
+from whatifbench.suites.mucr.prompts import CHOICE_METRICS, METRICS
+from whatifbench.suites.mucr.records import CATEGORIES, STYLES
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(float(np.mean(values)), 2) if values else None
+
+
+def core_metrics(samples: Sequence[Sample], with_ci: bool = True) -> dict[str, Any]:
+    """The four metrics of a set of samples (``None`` for a metric with no items), counts and,
+    with ``with_ci``, 95 % bootstrap intervals."""
+    by_metric = {m: [s for s in samples if s.group == m] for m in METRICS}
+    out: dict[str, Any] = {}
+    ci: dict[str, tuple[float, float]] = {}
+    for m in CHOICE_METRICS:
+        hits = np.array([s.correct for s in by_metric[m]], dtype=float)
+        out[m] = percent(int(hits.sum()), len(hits)) if len(hits) else None
+        if with_ci and len(hits):
+            ci[m] = bootstrap_ci([hits], lambda x: 100 * x.mean(axis=1))
+    exp = np.array([s.score or 0.0 for s in by_metric["exp"]], dtype=float)
+    out["exp"] = _mean(list(exp))
+    if with_ci and len(exp):
+        ci["exp"] = bootstrap_ci([exp], lambda x: x.mean(axis=1))
+    out["exp_parts"] = {
+        part: _mean([float(s.judgement.get("parts", {}).get(part, {}).get("score", 0.0))
+                     for s in by_metric["exp"]])
+        for part in PARTS
+    }
+    choice = [s for m in CHOICE_METRICS for s in by_metric[m]]
+    out["n"] = {m: len(by_metric[m]) for m in METRICS}
+    out["n_pairs"] = len({s.pair_id for s in samples})
+    out["unparsed"] = percent(sum(s.unparsed for s in choice), len(choice))
+    out["n_unparsed"] = sum(s.unparsed for s in samples)
+    out["n_errors"] = sum(s.error is not None for s in samples)
+    out["n_judge_failures"] = sum(int(s.judgement.get("judge_failures", 0))
+                                  for s in by_metric["exp"])
+    if with_ci:
+        out["ci95"] = ci
+    return out
+
+
+def mucr_metrics(samples: Sequence[Sample]) -> dict[str, Any]:
+    """Overall metrics plus ``by_category`` and ``by_style`` (slices present in the run)."""
+    out = core_metrics(samples)
+    for key, field, values in (("by_category", "category", CATEGORIES),
+                               ("by_style", "style", STYLES)):
+        out[key] = {
+            v: core_metrics([s for s in samples if s.meta.get(field) == v])
+            for v in values if any(s.meta.get(field) == v for s in samples)
+        }
+    return out

@@ -1,0 +1,111 @@
+"""Bias analysis (C-VQA §4.3) on hand-made run folders with known answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from whatifbench.analysis.bias import analyze_bias
+from whatifbench.cli.main import main
+from whatifbench.errors import WhatifError
+
+# model A: 10 "m" pairs (originals all right, 8 counterfactuals right) → diff 20;
+#          5 "f" pairs (originals all right, 2 counterfactuals right) → diff 60; gap f − m = 40.
+# model B: every original right, every counterfactual wrong → both diffs 100, gap exactly 0.
+PAIRS = [("A", f"m{k}.jpg", True, k < 8) for k in range(10)] + \
+        [("A", f"f{k}.jpg", True, k < 2) for k in range(5)] + \
+        [("B", f"m{k}.jpg", True, False) for k in range(10)] + \
+        [("B", f"f{k}.jpg", True, False) for k in range(5)] + \
+        [("A", "other.jpg", False, True)]
+
+
+def make_run(folder: Path, with_image: bool = True) -> Path:
+    """A run folder with samples.jsonl (and results.json pointing at a dataset's items)."""
+    folder.mkdir(parents=True)
+    lines, items = [], []
+    for model, image, ori_ok, cf_ok in PAIRS:
+        pair = image.removesuffix(".jpg")
+        for role, ok in (("original", ori_ok), ("counterfactual", cf_ok)):
+            item_id = f"{pair}-{role[:3]}"
+            meta = {"image": image} if with_image else {}
+            lines.append({"dataset": "d", "model": model, "item_id": item_id, "pair_id": pair,
+                          "role": role, "group": "direct", "question": "q", "prompt": "q",
+                          "target": "1", "response": "1", "scores": None, "prediction": "1",
+                          "correct": ok, "unparsed": False, "flag": None, "error": None,
+                          "parses": {}, "meta": meta})
+            items.append({"id": item_id, "images": [f"images/{image}"]})
+    (folder / "samples.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    data = folder / "dataset"
+    data.mkdir()
+    (data / "items.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items))
+    (folder / "results.json").write_text(json.dumps({"runs": [
+        {"suite": "cvqa-real", "dataset": "d", "model": m, "n_items": 32, "metrics": {},
+         "spec": {"dataset": {"path": str(data)}}} for m in "AB"]}))
+    return folder
+
+
+def groups_file(path: Path) -> Path:
+    rows = [f"m{k}.jpg,male" for k in range(10)] + [f"f{k}.jpg,female" for k in range(5)]
+    path.write_text("image,group\n" + "\n".join(rows) + "\nunused.jpg,male\n")
+    return path
+
+
+def test_known_diffs_gap_and_interval(tmp_path: Path) -> None:
+    report = analyze_bias(make_run(tmp_path / "run"), groups_file(tmp_path / "g.csv"), seed=7)
+    stats = {(s.model, s.subgroup): s for s in report.subgroups}
+    assert (stats["A", "male"].original_accuracy, stats["A", "male"].counterfactual_accuracy,
+            stats["A", "male"].diff, stats["A", "male"].n_pairs) == (100.0, 80.0, 20.0, 10)
+    assert (stats["A", "female"].diff, stats["A", "female"].n_pairs) == (60.0, 5)
+    assert stats["B", "male"].diff == stats["B", "female"].diff == 100.0
+    assert stats["B", "female"].diff_ci == (100.0, 100.0)
+    gaps = {g.model: g for g in report.gaps}
+    assert (gaps["A"].first, gaps["A"].second, gaps["A"].gap) == ("female", "male", 40.0)
+    assert gaps["B"].gap == 0.0 and gaps["B"].ci == (0.0, 0.0)
+    # The interval resamples pairs within each subgroup (sizes 5 and 10 kept), seeded.
+    rng = np.random.default_rng(7)
+    cf_f = np.array([1, 1, 0, 0, 0], float)[rng.integers(0, 5, size=(2000, 5))]
+    cf_m = np.array([1] * 8 + [0] * 2, float)[rng.integers(0, 10, size=(2000, 10))]
+    gap = 100 * ((1 - cf_f.mean(axis=1)) - (1 - cf_m.mean(axis=1)))
+    lo, hi = np.percentile(gap, [2.5, 97.5])
+    assert gaps["A"].ci == (round(float(lo), 2), round(float(hi), 2))
+    assert gaps["A"].ci[0] < 40.0 < gaps["A"].ci[1]
+    assert report.ungrouped_pairs == 1 and report.unused_images == 1
+    again = analyze_bias(tmp_path / "run", tmp_path / "g.csv", seed=7)
+    assert again == report
+
+
+def test_image_names_from_the_dataset_when_samples_lack_them(tmp_path: Path) -> None:
+    report = analyze_bias(make_run(tmp_path / "run", with_image=False),
+                          groups_file(tmp_path / "g.csv"))
+    assert {(s.model, s.subgroup): s.diff for s in report.subgroups}[("A", "female")] == 60.0
+
+
+def test_cli_writes_table_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = make_run(tmp_path / "run")
+    code = main(["analyze", "bias", str(run), "--groups", str(groups_file(tmp_path / "g.csv"))])
+    out = capsys.readouterr().out
+    assert code == 0 and "female − male" in out and "40.0" in out
+    data = json.loads((run / "bias" / "bias.json").read_text())
+    assert [g["gap"] for g in data["gaps"]] == [40.0, 0.0]
+    with Image.open(run / "bias" / "bias.png") as img:
+        assert img.format == "PNG" and img.width > 200
+
+
+def test_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = make_run(tmp_path / "run")
+    (tmp_path / "cols.csv").write_text("file,sex\na.jpg,m\n")
+    assert main(["analyze", "bias", str(run), "--groups", str(tmp_path / "cols.csv")]) == 2
+    assert "must have the columns image,group" in capsys.readouterr().err
+    (tmp_path / "clash.csv").write_text("image,group\nm1.jpg,male\nm1.jpg,female\n")
+    assert main(["analyze", "bias", str(run), "--groups", str(tmp_path / "clash.csv")]) == 2
+    assert "line 3: image m1.jpg is in group 'female' here and in 'male' on line 2" in \
+        capsys.readouterr().err
+    (tmp_path / "none.csv").write_text("image,group\nzzz.jpg,male\n")
+    with pytest.raises(WhatifError, match="No image of the run"):
+        analyze_bias(run, tmp_path / "none.csv")
+    assert main(["analyze", "bias", str(tmp_path), "--groups", str(tmp_path / "none.csv")]) == 2
+    assert "holds no results.json" in capsys.readouterr().err

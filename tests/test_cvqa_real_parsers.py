@@ -1,0 +1,74 @@
+"""C-VQA-Real answer parsers: the release's rules (case table) and our default parsers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from whatifbench.answers.numbers import extract_number
+from whatifbench.answers.yesno import extract_yes_no
+from whatifbench.core.item import Item
+from whatifbench.core.protocol import Protocol
+from whatifbench.suites.cvqa_real.paper_parser import paper_boolean, paper_number, tokens
+from whatifbench.suites.cvqa_real.suite import CvqaRealSuite
+
+CASES = Path(__file__).parent / "cases"
+PAPER = json.loads((CASES / "cvqa_real_paper_parser.json").read_text(encoding="utf-8"))
+NUMBERS = json.loads((CASES / "answers_numbers.json").read_text(encoding="utf-8"))["cases"]
+YESNO = json.loads((CASES / "answers_yesno.json").read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.mark.parametrize("case", PAPER["cases"], ids=lambda c: f"{c['rule']}:{c['reply'][:30]}")
+def test_paper_parser_case_table(case: dict) -> None:
+    parse = paper_number if case["kind"] == "number" else paper_boolean
+    assert parse(case["reply"]).value == case["expect"]
+
+
+def test_paper_case_table_exercises_every_rule() -> None:
+    used = {c["rule"] for c in PAPER["cases"]}
+    assert used == set(PAPER["rules"])
+
+
+def test_paper_tokens_keep_commas_as_empty_tokens() -> None:
+    assert tokens("If 2, then Three!") == ["if", "2", "", "then", "three"]
+
+
+@pytest.mark.parametrize("case", NUMBERS, ids=lambda c: c["reply"][:40])
+def test_default_number_parser(case: dict) -> None:
+    found = extract_number(case["reply"])
+    assert found.value == case["expect"]
+    if "flag" in case:
+        assert found.flag == case["flag"]
+
+
+@pytest.mark.parametrize("case", YESNO, ids=lambda c: c["reply"][:40])
+def test_default_yes_no_parser(case: dict) -> None:
+    found = extract_yes_no(case["reply"])
+    assert found.value == case["expect"]
+    if "flag" in case:
+        assert found.flag == case["flag"]
+
+
+def test_suite_runs_both_parsers_on_every_reply() -> None:
+    suite = CvqaRealSuite()
+    item = Item("x-cf", ("images/a.jpg",), "How many plates would there be if 2 were added?",
+                "number", "3", pair_id="x", role="counterfactual", group="direct")
+    found = suite.extract(item, "If 2 more plates were added there would be 3 plates", Protocol())
+    assert {k: v.value for k, v in found.items()} == {"default": "3", "paper": None}
+    boolean = Item("y-cf", ("images/a.jpg",), "Would it be wet if it rained?", "yes-no", "yes",
+                   pair_id="y", role="counterfactual", group="boolean")
+    found = suite.extract(boolean, "<think>no</think> It would be.", Protocol())
+    assert {k: v.value for k, v in found.items()} == {"default": "yes", "paper": "no"}
+
+
+def test_prompts_default_and_paper_families() -> None:
+    suite = CvqaRealSuite()
+    item = Item("x-ori", ("images/a.jpg",), "How many clocks?", "number", "1", pair_id="x",
+                role="original", group="direct")
+    assert suite.prompt_text(item, Protocol()) == "How many clocks?\nAnswer with a single number."
+    assert suite.prompt_text(item, Protocol(prompt="paper")) == (
+        "How many clocks? Answer the question using a single word or phrase.")
+    assert suite.prompt_text(item, Protocol(prompt="paper:blip2")) == (
+        "Question: How many clocks? Short answer:")
