@@ -31,7 +31,7 @@ class SceneObject:
     id: str
     """Unique within its scene (interventions and selectors refer to it)."""
     shape: str
-    """One of ``shapes.SHAPES`` (circle, square, triangle, star, cross, polygon, flower, dot ...)."""
+    """One of ``shapes.SHAPES`` (circle, square, triangle, star, cross, polygon, flower ...)."""
     color: str
     """Palette name of the fill (``solid``) or line and tint (``outline``/``tinted``)."""
     x: float

@@ -145,7 +145,7 @@ def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _P
 
 def _label(draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _Palette) -> None:
     ink = pal.index(rgb("white" if obj.color == "black" and obj.style == "solid" else "black"))
-    draw.text((obj.x, obj.y), obj.label, fill=ink, anchor="mm", font=_font())
+    draw.text((obj.x, obj.y), obj.label or "", fill=ink, anchor="mm", font=_font())
 
 
 def _paste_flower(img: Image.Image, obj: SceneObject, pal: _Palette) -> None:
