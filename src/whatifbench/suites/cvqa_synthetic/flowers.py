@@ -31,12 +31,14 @@ EDGE_CLEARANCE = max(FLOWER_SIZES) + LINE + EDGE_GAP
 RASTER = 2
 """Downscaling of the coarse map used to pick candidate positions."""
 SAFETY = RASTER
-"""Extra pixels of the coarse edge band (raster rounding; placed flowers are then checked
-exactly)."""
+"""Extra pixels of the coarse edge band (raster rounding); the finished scene is checked
+exactly by the validity filters."""
 FLOWER_GAP = 3
 """Least gap between two flowers, in pixels."""
 POLYGON_RADII = (150.0, 195.0)
+"""Range of a polygon's bounding radius, in pixels."""
 CANDIDATES = 2500
+"""Random candidate positions drawn per placement attempt."""
 PETAL_COLORS = ("red", "pink", "purple", "orange", "blue", "yellow")
 CENTRE_COLORS = ("yellow", "orange", "brown", "black")
 

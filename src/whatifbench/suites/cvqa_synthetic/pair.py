@@ -129,12 +129,13 @@ def _removed(ids: list[str], template: int, rng: random.Random) -> tuple[str, ..
 
 def build(job: Job, images: Path) -> tuple[Item, Item]:
     """Make one image (written to ``images/<name>``) and its original/counterfactual items."""
-    rng = random.Random(job.image_seed)
+    image_seed = job.image_seed
+    rng = random.Random(image_seed)
     s = sample(job.template, rng)
     (images / job.name).write_bytes(render_png(s.scene))
     inst = s.instance
     common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
-                              "image_seed": job.image_seed, "template": job.template,
+                              "image_seed": image_seed, "template": job.template,
                               "params": inst.params}
     cf_extra: dict[str, Any] = {"premise": inst.premise,
                                 "interventions": [i.to_json() for i in inst.interventions]}
@@ -148,7 +149,7 @@ def build(job: Job, images: Path) -> tuple[Item, Item]:
     items = []
     roles: tuple[tuple[str, str, Program, dict[str, Any]], ...] = (
         ("original", inst.original, inst.program, {}),
-             ("counterfactual", inst.counterfactual, inst.cf_program, cf_extra))
+        ("counterfactual", inst.counterfactual, inst.cf_program, cf_extra))
     for (role, text, program, extra), value, letter, why in zip(
             roles, s.answers, job.letters, explanations, strict=True):
         options = make_options(value, letter, rng, job.balanced_values)
