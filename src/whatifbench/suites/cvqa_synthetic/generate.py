@@ -9,7 +9,6 @@ import os
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
-from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Job, build
+from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Built, Job, build
 from whatifbench.suites.cvqa_synthetic.templates import TEMPLATES
 
 ROLES = ("original", "counterfactual")
@@ -59,18 +58,21 @@ def default_workers() -> int:
     return max(1, min(8, cpus))
 
 
-def run_jobs(jobs: Sequence[Job], images: Path, workers: int) -> Iterator[tuple[Item, Item]]:
-    """Build every job (in parallel when ``workers`` > 1), yielding results in job order."""
-    work = partial(build, images=images)
+def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Built]:
+    """Build every job (in parallel when ``workers`` > 1), yielding results in job order.
+
+    Workers only compute; the caller writes the files (one writer: file systems often handle
+    one process creating files much better than several at once).
+    """
     reuse_image_memory()  # inherited by the worker processes
     if workers <= 1 or len(jobs) < 2 * workers:
-        yield from map(work, jobs)
+        yield from map(build, jobs)
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
     with context.Pool(workers) as pool:
-        yield from pool.imap(work, jobs, chunksize=chunk)
+        yield from pool.imap(build, jobs, chunksize=chunk)
 
 
 def balance(items: Sequence[Item]) -> dict[str, Any]:
@@ -123,8 +125,10 @@ class CvqaSyntheticGenerator:
         jobs = plan(per_template, seed, intervened, balanced_values)
         with DatasetWriter(out, overwrite) as writer:
             items: list[Item] = []
-            for pair in run_jobs(jobs, writer.images, workers or default_workers()):
-                items += pair
+            for built in run_jobs(jobs, workers or default_workers()):
+                for name, data in built.files:
+                    writer.add_image(name, data)
+                items += built.items
             writer.add_items(items)
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
                       "intervened_images": intervened, "balanced_values": balanced_values}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from whatifbench.core.item import Item
@@ -127,12 +126,22 @@ def _removed(ids: list[str], template: int, rng: random.Random) -> tuple[str, ..
     return tuple(sorted(rng.sample(ids, rng.choice(choices))))
 
 
-def build(job: Job, images: Path) -> tuple[Item, Item]:
-    """Make one image (written to ``images/<name>``) and its original/counterfactual items."""
+@dataclass(frozen=True)
+class Built:
+    """One finished image with its two items (files are written by the caller)."""
+
+    files: tuple[tuple[str, bytes], ...]
+    """``(path under images/, PNG bytes)``: the image, and the intervened scene if asked."""
+    items: tuple[Item, Item]
+    """The original and the counterfactual item."""
+
+
+def build(job: Job) -> Built:
+    """Make one image and its original/counterfactual items."""
     image_seed = job.image_seed
     rng = random.Random(image_seed)
     s = sample(job.template, rng)
-    (images / job.name).write_bytes(render_png(s.scene))
+    files = [(job.name, render_png(s.scene))]
     inst = s.instance
     common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
                               "image_seed": image_seed, "template": job.template,
@@ -141,8 +150,7 @@ def build(job: Job, images: Path) -> tuple[Item, Item]:
                                 "interventions": [i.to_json() for i in inst.interventions]}
     if job.intervened:
         rel = f"intervened/{job.name}"
-        (images / "intervened").mkdir(exist_ok=True)
-        (images / rel).write_bytes(render_png(s.after))
+        files.append((rel, render_png(s.after)))
         cf_extra["intervened_image"] = f"images/{rel}"
     explanations = explain(inst, s.scene, s.after, s.answers, s.other)
     stem = job.name.removesuffix(".png")
@@ -162,4 +170,4 @@ def build(job: Job, images: Path) -> tuple[Item, Item]:
             provenance={**common, "program": program.to_json(), **extra, "answer": value,
                         "explanation": why},
         ))
-    return items[0], items[1]
+    return Built(tuple(files), (items[0], items[1]))
