@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -60,7 +60,7 @@ def _change(scene: Scene, target: Selector, **changes: Any) -> Scene:
     return scene.with_objects(o.replace(**changes) if o.id in ids else o for o in scene.objects)
 
 
-def _map(scene: Scene, target: Selector, fn: Any) -> Scene:
+def _map(scene: Scene, target: Selector, fn: Callable[[SceneObject], SceneObject]) -> Scene:
     ids = {o.id for o in target.select(scene)}
     return scene.with_objects(fn(o) if o.id in ids else o for o in scene.objects)
 
