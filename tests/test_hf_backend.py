@@ -183,13 +183,14 @@ def test_one_shot_sends_the_demonstration_image_to_multi_image_models(
     assert (tmp_path / "out" / "results.json").is_file()
 
 
-def test_one_shot_on_a_single_image_model_says_to_use_the_composite_layout(
+def test_one_shot_on_a_single_image_model_says_to_drop_the_demonstration(
         tiny_paligemma: Path, photos: Path, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(["run", "--suite", str(photos), "--model", f"hf:{tiny_paligemma}",
                          "--strategy", "one-shot", "--out", str(tmp_path / "out")], capsys)
     assert code == 2
-    assert "takes one image per request" in err and "--image-layout composite" in err
+    assert "takes one image per request" in err and "--strategy zero-shot or cot" in err
+    assert "--image-layout composite" not in err  # single-image items: composite cannot help
     assert "Traceback" not in err and not (tmp_path / "out" / "results.json").exists()
     # Zero-shot (one image) works on the same model.
     code, _, err = _run(["run", "--suite", str(photos), "--model", f"hf:{tiny_paligemma}",

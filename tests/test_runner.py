@@ -191,3 +191,35 @@ def test_image_labels_interleave_or_composite(tmp_path: Path) -> None:
     req = comp.build(ds.items[0])
     assert len(req.images) == 1 and Path(req.images[0]).is_file()
     assert comp.build(ds.items[0]).images == req.images  # cached, deterministic
+
+
+def test_single_image_backend_gets_the_right_hint(tmp_path: Path) -> None:
+    from util import png
+
+    from whatifbench.core.dataset import DatasetWriter
+    from whatifbench.core.item import Item
+    from whatifbench.models.base import Capabilities
+    from whatifbench.models.builtin.reference import ConstantBackend
+
+    class OneImage(ConstantBackend):
+        capabilities = Capabilities(generate=True, rank=True, multi_image=False)
+
+    with DatasetWriter(tmp_path / "ds") as w:
+        rels = [w.add_image(f"{k}.png", png((k * 60, 0, 0))) for k in range(2)]
+        w.add_item(Item("x", tuple(rels), "Which?", "choice", "A", ("A", "B")))
+        w.add_item(Item("y", tuple(rels), "Which?", "choice", "B", ("A", "B")))
+        w.finish(name="m", suite="cvqa-synthetic", version="t", generator={}, seed=None)
+    ds = load_dataset(tmp_path / "ds")
+    store = RunStore(tmp_path / "s.sqlite")
+    backend = OneImage("test:one-image", {})
+    with pytest.raises(WhatifError, match="--image-layout composite") as err:
+        evaluate(ds, backend, Protocol(), store, RunOptions(progress=False))
+    assert "zero-shot" not in str(err.value)
+    with pytest.raises(WhatifError, match="composite .* and --strategy zero-shot or cot"):
+        evaluate(ds, backend, Protocol(strategy="one-shot"), store, RunOptions(progress=False))
+    with pytest.raises(WhatifError, match="--strategy zero-shot or cot") as err:
+        evaluate(ds, backend, Protocol(strategy="one-shot", image_layout="composite"), store,
+                 RunOptions(progress=False))
+    ok = evaluate(ds, backend, Protocol(image_layout="composite"), store,
+                  RunOptions(progress=False))
+    assert ok.n_items == 2

@@ -15,7 +15,7 @@ from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
-from whatifbench.runner.backends import parse_model_args
+from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
 from whatifbench.runner.results import RunResult, load_runs
 from whatifbench.runner.store import RunStore
@@ -79,9 +79,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
     suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
     models = args.model or list(api.DEFAULT_MODELS)
-    model_args = parse_model_args(args.model_args)
-    if args.base_url:
-        model_args["base_url"] = args.base_url
+    model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
                         image_layout=args.image_layout, parser=args.parser,
                         max_new_tokens=args.max_new_tokens, score_by=args.score_by).validate()

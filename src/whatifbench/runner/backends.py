@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -41,3 +42,20 @@ def make_backend(spec: str, args: Mapping[str, Any]) -> Backend:
         )
     backend: Backend = cls(spec, dict(args))
     return backend
+
+
+def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool, help: str) -> None:
+    """``--model SPEC``, ``-M KEY=VALUE`` (repeatable) and ``--base-url URL`` for a tool that
+    calls one model (construction pipelines)."""
+    parser.add_argument("--model", required=required, metavar="SPEC", help=help)
+    parser.add_argument("-M", dest="model_args", action="append", default=[],
+                        metavar="KEY=VALUE", help="argument of the --model backend (repeatable)")
+    parser.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
+
+
+def model_args_from(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend arguments given by ``-M`` and ``--base-url``."""
+    model_args = parse_model_args(args.model_args)
+    if getattr(args, "base_url", None):
+        model_args["base_url"] = args.base_url
+    return model_args

@@ -136,14 +136,20 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
 
 
 def _check_images(backend: Backend, requests: Sequence[Request], protocol: Protocol) -> None:
+    """Single-image backends get one image per request; say which option makes that so."""
     most = max((len(r.images) for r in requests), default=0)
-    if most > 1 and not backend.capabilities.multi_image:
-        hint = ("--image-layout composite" if protocol.image_layout == "multi"
-                else "--strategy zero-shot")
-        raise WhatifError(
-            f"The backend {backend.spec} takes one image per request, but these requests carry "
-            f"up to {most} images; use {hint}, or a backend that accepts several images."
-        )
+    if most <= 1 or backend.capabilities.multi_image:
+        return
+    own = max((len(r.turns[-1].images) for r in requests), default=0)
+    hints = []
+    if own > 1 and protocol.image_layout == "multi":
+        hints.append("--image-layout composite (one image made of the item's images)")
+    if protocol.strategy.startswith("one-shot"):
+        hints.append("--strategy zero-shot or cot (a demonstration adds its own image)")
+    raise WhatifError(
+        f"The backend {backend.spec} takes one image per request, but these requests carry up "
+        f"to {most} images; use {' and '.join(hints)}, or a backend that accepts several images."
+    )
 
 
 def _fetch(backend: Backend, mode: str, requests: Sequence[Request], store: RunStore,

@@ -27,6 +27,7 @@ class ProgramBackend(Backend):
     """
 
     capabilities = Capabilities(generate=True, rank=True, multi_image=True)
+    execution_args = frozenset({"delay"})
 
     @abstractmethod
     def answer(self, item: Item, request: Request) -> str | None:

@@ -25,7 +25,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
-from whatifbench.runner.backends import make_backend, parse_model_args
+from whatifbench.runner.backends import add_model_arguments, make_backend, model_args_from
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cello.counts import cello_counts
 from whatifbench.suites.cello.images import available_ids, check_folder, copy_images, find_image
@@ -154,15 +154,13 @@ class CelloBuilder:
         parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
         parser.add_argument("--task", action="append", dest="tasks", metavar="NAME",
                             help="build only this task type (repeatable; default all twelve)")
-        parser.add_argument("--model", metavar="SPEC",
+        add_model_arguments(parser, required=False,
                             help="LLM that rewrites the template questions, e.g. openai:gpt-4o")
-        parser.add_argument("-M", dest="model_args", action="append", default=[],
-                            metavar="KEY=VALUE", help="argument of the --model backend")
 
     @staticmethod
     def run(args: argparse.Namespace) -> None:
         """Build with the parsed options."""
-        backend = (make_backend(args.model, parse_model_args(args.model_args))
+        backend = (make_backend(args.model, model_args_from(args))
                    if args.model else None)
         try:
             build_cello(args.scene_graphs, args.images, args.out, image_data=args.image_data,

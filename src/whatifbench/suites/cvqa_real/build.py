@@ -24,7 +24,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Turn
-from whatifbench.runner.backends import make_backend, parse_model_args
+from whatifbench.runner.backends import add_model_arguments, make_backend, model_args_from
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cvqa_real import vqa
@@ -68,11 +68,8 @@ class CvqaRealBuilder:
         parser.add_argument("--vqa-annotations", required=True, metavar="A.json",
                             help="VQAv2 annotations file (v2_mscoco_val2014_annotations.json)")
         parser.add_argument("--images", required=True, metavar="DIR", help="COCO images folder")
-        parser.add_argument("--model", required=True, metavar="SPEC",
+        add_model_arguments(parser, required=True,
                             help="the rewriting LLM, e.g. openai:gpt-4o-mini")
-        parser.add_argument("-M", dest="model_args", action="append", default=[],
-                            metavar="KEY=VALUE", help="backend argument (repeatable)")
-        parser.add_argument("--base-url", help="OpenAI-compatible server URL")
         parser.add_argument("--min-agreement", type=int, default=vqa.DEFAULT_MIN_AGREEMENT,
                             help="annotators (of 10) who must give the same answer (default 8)")
         parser.add_argument("--per-group", type=int,
@@ -90,9 +87,7 @@ class CvqaRealBuilder:
     @staticmethod
     def run(args: argparse.Namespace) -> None:
         """Call ``build_dataset`` and print the outcome counts."""
-        model_args = parse_model_args(args.model_args)
-        if args.base_url:
-            model_args["base_url"] = args.base_url
+        model_args = model_args_from(args)
         result = build_dataset(
             args.out, questions=args.vqa_questions, annotations=args.vqa_annotations,
             images=args.images, model=args.model, model_args=model_args,
