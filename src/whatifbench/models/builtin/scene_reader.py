@@ -1,17 +1,22 @@
 """``builtin:scene-reader``: a neuro-symbolic reference that reads only pixels and question text.
 
-Perception (``reader.perceive``) turns the image into a ``scenes.Scene``; the question
-(``reader.questions``) becomes a program plus the premise's interventions; the answer is the
-program executed on the intervened perceived scene, and the option with that value is chosen.
+The question (``reader.questions``; CFMM-style shape questions in ``reader.shape_questions``)
+becomes a program plus the premise's interventions and names the kind of scene it is about;
+that kind's perception (``reader.perceive`` for flowers and dots, ``reader.shapes`` for solid
+shapes) turns the image into a ``scenes.Scene``; the answer is the program executed on the
+intervened perceived scene, and the option with that value is chosen.
 It never looks at an item's target, metadata or provenance. When it cannot read the image or
 the question, or its answer is not among the options, it abstains (the reply is unparsed).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
@@ -19,7 +24,10 @@ from whatifbench.models.base import Request
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.scenes.model import Scene, SceneError
 
-READER_VERSION = "scene-reader-1"
+if TYPE_CHECKING:
+    from whatifbench.models.builtin.reader.questions import Query
+
+READER_VERSION = "scene-reader-2"
 CACHE = 64
 """Perceived images kept (an original and its counterfactual question share one image)."""
 
@@ -30,34 +38,38 @@ class SceneReaderBackend(ProgramBackend):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._scenes: OrderedDict[tuple[str, int, int], Scene] = OrderedDict()
+        self._scenes: OrderedDict[tuple[str, int, int, str], Scene] = OrderedDict()
 
     @property
     def version(self) -> str:
         return READER_VERSION
 
     def answer(self, item: Item, request: Request) -> str | None:
+        from whatifbench.models.builtin.reader.questions import ParseError, parse
+
         images = request.turns[-1].images
         if len(images) != 1:
             return None
-        value = read_answer(self._scene(images[0]), item.question)
+        try:
+            query = parse(item.question)
+        except ParseError:
+            return None
+        value = execute(self._scene(images[0], query.scene_kind), query)
         if value is None:
             return None
         if item.kind == "choice":
             return value if value in item.choices else None
         return value
 
-    def _scene(self, path: str) -> Scene | None:
-        from whatifbench.models.builtin.reader.perceive import perceive
-
+    def _scene(self, path: str, kind: str) -> Scene | None:
         try:
             stat = os.stat(path)
         except OSError:
             return None
-        key = (path, stat.st_mtime_ns, stat.st_size)
+        key = (path, stat.st_mtime_ns, stat.st_size, kind)
         if key not in self._scenes:
             try:
-                self._scenes[key] = perceive(Path(path))
+                self._scenes[key] = perceiver(kind)(Path(path))
             except (OSError, ValueError, SceneError):
                 return None
             while len(self._scenes) > CACHE:
@@ -65,18 +77,39 @@ class SceneReaderBackend(ProgramBackend):
         return self._scenes[key]
 
 
-def read_answer(scene: Scene | None, question: str) -> str | None:
-    """The option value the question's program gives on ``scene`` (``None`` if unreadable)."""
-    from whatifbench.models.builtin.reader.questions import ParseError, parse
+PERCEIVERS = {"counting": ("perceive", "perceive"), "shapes": ("shapes", "perceive_shapes")}
+"""Scene kind → (module of ``models.builtin.reader``, function): image path → ``Scene``."""
+
+
+def perceiver(kind: str) -> Callable[[Path], Scene]:
+    """The perception function for a scene kind (imported on first use)."""
+    module, name = PERCEIVERS[kind]
+    found: Callable[[Path], Scene] = getattr(
+        importlib.import_module(f"whatifbench.models.builtin.reader.{module}"), name)
+    return found
+
+
+def execute(scene: Scene | None, query: Query) -> str | None:
+    """The value of a parsed question on ``scene`` (``None`` if it cannot be computed or is
+    not among the question's own options)."""
     from whatifbench.scenes.interventions import apply_all
 
     if scene is None:
         return None
     try:
-        query = parse(question)
         value = str(query.program.execute(apply_all(scene, query.interventions))).lower()
-    except (ParseError, SceneError):
+    except SceneError:
         return None
     if query.options and value not in query.options:
         return None
     return value
+
+
+def read_answer(scene: Scene | None, question: str) -> str | None:
+    """The option value the question's program gives on ``scene`` (``None`` if unreadable)."""
+    from whatifbench.models.builtin.reader.questions import ParseError, parse
+
+    try:
+        return execute(scene, parse(question))
+    except ParseError:
+        return None

@@ -1,5 +1,9 @@
-"""The scene reader's parts: ``perceive`` (pixels → ``scenes.Scene``) and ``questions`` (text →
-program + interventions). ``builtin:scene-reader`` joins them; other scene families (CFMM
-shapes, MuCR pairs) extend it by adding a detector to ``perceive`` and a parser to
-``questions.PARSERS``.
+"""The scene reader's parts: perception (pixels → ``scenes.Scene``: ``perceive`` for flowers,
+polygons, dots and circles, ``shapes`` for solid shapes) and question parsing (text → program +
+interventions: ``questions`` for C-VQA-Synthetic, ``shape_questions`` for CFMM-Synthetic).
+``builtin:scene-reader`` joins them: the parsed question names the kind of scene, which picks
+the perception (``scene_reader.PERCEIVERS``). Other scene families extend it by adding a
+perception module and a parser to ``questions.PARSERS``.
 """
+
+from whatifbench.models.builtin.reader import shape_questions  # noqa: F401  (adds its parser)

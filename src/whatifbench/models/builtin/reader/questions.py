@@ -42,6 +42,9 @@ class Query:
     """What the premise changes (empty for factual questions)."""
     options: tuple[str, ...]
     """The option values in letter order (empty when the question lists none)."""
+    scene_kind: str = "counting"
+    """Which perception reads the image (``scene_reader.PERCEIVERS``): ``counting`` (flowers,
+    polygons, dots, circles) or ``shapes`` (solid shapes)."""
 
 
 def number(word: str) -> int:

@@ -1,0 +1,159 @@
+"""``whatif generate cfmm-synthetic``: CFMM-style basic/counterfactual pairs on the scene engine
+(count, color, size, shape, direction), answers computed by programs on intervened scenes."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import multiprocessing
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from whatifbench.core.card import Card
+from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.item import Item
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.metrics.stats import percent
+from whatifbench.scenes.render import reuse_image_memory
+from whatifbench.suites.cfmm.layout import CANVAS
+from whatifbench.suites.cfmm.pairs import complete_pairs, pair_facts
+from whatifbench.suites.cfmm.synth import CATEGORIES, GENERATOR, TEMPLATES, VERSION, Job, build
+from whatifbench.suites.cvqa_synthetic.generate import default_workers
+
+DEFAULT_CHANGED = 80.0
+"""Default share (percent) of pairs whose counterfactual answer differs from the basic one."""
+
+
+def _rng(seed: int, *parts: object) -> random.Random:
+    key = ":".join(map(str, (GENERATOR, "plan", seed, *parts))).encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+def _dealt(rng: random.Random, values: Sequence[Any], n: int) -> list[Any]:
+    """``n`` values cycling through ``values`` (as equal shares as ``n`` allows), shuffled."""
+    out = [values[i % len(values)] for i in range(n)]
+    rng.shuffle(out)
+    return out
+
+
+def plan(per_category: int, seed: int, changed_percent: float = DEFAULT_CHANGED) -> list[Job]:
+    """Every pair to make. Per category, the templates, which pairs change their answer
+    (exactly ``round(per_category × changed_percent / 100)``) and the correct option positions
+    (half A, half B per role) are dealt here, before any work is split."""
+    jobs = []
+    for category in CATEGORIES:
+        n_changed = round(per_category * changed_percent / 100)
+        changed = [True] * n_changed + [False] * (per_category - n_changed)
+        _rng(seed, category, "changed").shuffle(changed)
+        templates = _dealt(_rng(seed, category, "templates"), tuple(TEMPLATES[category]),
+                           per_category)
+        letters = [_dealt(_rng(seed, category, role), (0, 1), per_category)
+                   for role in ("basic", "counterfactual")]
+        jobs += [Job(category, i, seed, templates[i], changed[i], (letters[0][i], letters[1][i]))
+                 for i in range(per_category)]
+    return jobs
+
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+def parallel_map(fn: Callable[[J], R], jobs: Sequence[J], workers: int) -> Iterator[R]:
+    """``map(fn, jobs)`` in ``workers`` processes (forked where possible), results in order."""
+    reuse_image_memory()  # inherited by the worker processes
+    if workers <= 1 or len(jobs) < 2 * workers:
+        yield from map(fn, jobs)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    chunk = max(1, min(32, len(jobs) // (workers * 8)))
+    with context.Pool(workers) as pool:
+        yield from pool.imap(fn, jobs, chunksize=chunk)
+
+
+def balance(items: Sequence[Item]) -> dict[str, Any]:
+    """Per category: answer-changed share, correct option A share per role (percent), pairs
+    per template and per premise kind."""
+    out: dict[str, Any] = {}
+    for basic, cf in complete_pairs(items):
+        cat = out.setdefault(basic.group or "", {"pairs": 0, "changed": 0, "basic_a": 0,
+                                                  "counterfactual_a": 0,
+                                                  "templates": Counter(), "premises": Counter()})
+        cat["pairs"] += 1
+        cat["changed"] += basic.target != cf.target
+        cat["basic_a"] += basic.target_index == 0
+        cat["counterfactual_a"] += cf.target_index == 0
+        cat["templates"][basic.meta.get("template", "")] += 1
+        cat["premises"][cf.provenance.get("premise_kind", "")] += 1
+    return {name: {"answer_changed_percent": percent(c["changed"], c["pairs"]),
+                   "correct_option_a_percent": {
+                       "basic": percent(c["basic_a"], c["pairs"]),
+                       "counterfactual": percent(c["counterfactual_a"], c["pairs"])},
+                   "templates": dict(sorted(c["templates"].items())),
+                   "premises": dict(sorted(c["premises"].items()))}
+            for name, c in out.items()}
+
+
+@register("generator", "cfmm-synthetic")
+class CfmmSyntheticGenerator:
+    """CFMM-Synthetic: basic/counterfactual two-option pairs (count, color, size, shape,
+    direction) on procedural scenes, answers computed on the intervened scenes."""
+
+    version = VERSION
+
+    @staticmethod
+    def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
+                 overwrite: bool = False, workers: int | None = None,
+                 answer_changed: float = DEFAULT_CHANGED) -> Card:
+        """Write ``5 × per_category`` pairs to ``out`` (one image, one intervened image and two
+        items per pair). ``workers`` (default: the available CPUs) changes only the speed;
+        ``answer_changed`` is the percentage of pairs whose counterfactual answer differs from
+        the basic one."""
+        if per_category < 1:
+            raise WhatifError(f"--per-category must be at least 1, got {per_category}.")
+        if workers is not None and workers < 1:
+            raise WhatifError(f"--workers must be at least 1, got {workers}.")
+        if not 0 <= answer_changed <= 100:
+            raise WhatifError(f"--answer-changed must be a percentage from 0 to 100, got "
+                              f"{answer_changed:g}.")
+        jobs = plan(per_category, seed, answer_changed)
+        with DatasetWriter(out, overwrite) as writer:
+            items: list[Item] = []
+            for built in parallel_map(build, jobs, workers or default_workers()):
+                for name, data in built.files:
+                    writer.add_image(name, data)
+                items += built.items
+            writer.add_items(items)
+            params = {"per_category": per_category, "seed": seed,
+                      "answer_changed_percent": answer_changed, "canvas": [CANVAS, CANVAS],
+                      "categories": list(CATEGORIES)}
+            card = writer.finish(
+                name="cfmm-synthetic", suite="cfmm", version=VERSION,
+                generator={"name": GENERATOR, "params": params}, seed=seed,
+                extra={**pair_facts(items), "by_category": balance(items)})
+        return card
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """``--per-category``, ``--seed``, ``--answer-changed``, ``--workers``."""
+        parser.add_argument("--per-category", type=int, default=200, metavar="N",
+                            help="pairs per category (default 200: 1,000 pairs, 2,000 items)")
+        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        parser.add_argument("--answer-changed", type=float, default=DEFAULT_CHANGED,
+                            metavar="PERCENT",
+                            help="share of pairs whose counterfactual answer differs from the "
+                            f"basic one (default {DEFAULT_CHANGED:g})")
+        parser.add_argument("--workers", type=int, metavar="N",
+                            help="processes (default: all CPUs; the output does not change)")
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> int:
+        """Generate from parsed command-line arguments."""
+        CfmmSyntheticGenerator.generate(
+            args.out, per_category=args.per_category, seed=args.seed, overwrite=args.overwrite,
+            workers=args.workers, answer_changed=args.answer_changed)
+        return 0

@@ -1,0 +1,167 @@
+"""One CFMM-Synthetic pair: draw until a valid pair comes up, render both scenes, make the
+basic and the counterfactual item."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from whatifbench.core.item import Item
+from whatifbench.scenes.interventions import apply_all
+from whatifbench.scenes.model import Scene, SceneError
+from whatifbench.scenes.render import render_png
+from whatifbench.suites.cfmm.draw import Draw, Premise, pair_problems, scene_ok
+from whatifbench.suites.cfmm.pairs import ROLE_SUFFIX
+from whatifbench.suites.cfmm.tpl_color import color_extreme, color_match, color_swap
+from whatifbench.suites.cfmm.tpl_count import count_colors, count_shapes
+from whatifbench.suites.cfmm.tpl_direction import direction_picture, direction_swap
+from whatifbench.suites.cfmm.tpl_shape import shape_aspect, shape_name, shape_pointing
+from whatifbench.suites.cfmm.tpl_size import size_which, size_yes_no
+
+GENERATOR = "cfmm-synthetic"
+VERSION = "1.0"
+"""Generator version: bump whenever the output for a given seed changes."""
+MAX_ATTEMPTS = 2000
+
+Template = Callable[[random.Random, bool], Draw | None]
+TEMPLATES: dict[str, dict[str, Template]] = {
+    "count": {"count-shapes": count_shapes, "count-colors": count_colors},
+    "color": {"color-swap": color_swap, "color-match": color_match,
+              "color-extreme": color_extreme},
+    "size": {"size-yes-no": size_yes_no, "size-which": size_which},
+    "shape": {"shape-aspect": shape_aspect, "shape-name": shape_name,
+              "shape-pointing": shape_pointing},
+    "direction": {"direction-picture": direction_picture, "direction-swap": direction_swap},
+}
+"""The question templates of each category (CFMM's ``common`` needs world knowledge: import
+only)."""
+CATEGORIES = tuple(TEMPLATES)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One pair to make."""
+
+    category: str
+    """One of ``CATEGORIES``."""
+    index: int
+    """0-based position within its category."""
+    seed: int
+    """The dataset seed."""
+    template: str
+    """The template (a key of ``TEMPLATES[category]``)."""
+    changed: bool
+    """Whether the premise must change the answer."""
+    letters: tuple[int, int]
+    """Correct option position (0 = A, 1 = B) of the basic and the counterfactual question."""
+
+    @property
+    def pair_id(self) -> str:
+        """``count-000001`` ..."""
+        return f"{self.category}-{self.index + 1:06d}"
+
+    @property
+    def name(self) -> str:
+        """Image file name, ``count_000001.png`` ..."""
+        return f"{self.category}_{self.index + 1:06d}.png"
+
+    @property
+    def pair_seed(self) -> int:
+        """The pair's own seed: independent of worker count and of other pairs."""
+        key = f"{GENERATOR}:{self.seed}:{self.category}:{self.index}".encode()
+        return int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A pair that passed every check."""
+
+    draw: Draw
+    """The drawn scene and questions."""
+    premise: Premise
+    """The premise kept."""
+    after: Scene
+    """The scene changed by the premise."""
+    answers: tuple[str, str]
+    """(basic, counterfactual), computed by the programs."""
+    options: tuple[tuple[str, str], tuple[str, str]]
+    """(answer, other option) of the basic and of the counterfactual question."""
+    attempts: int
+    """Draws until one passed."""
+
+
+def sample(template: str, changed: bool, rng: random.Random) -> Sample:
+    """Draw until a pair passes: the premise changes the answer (or not) as asked, every check
+    passes (``draw.pair_problems``)."""
+    make = next(t[template] for t in TEMPLATES.values() if template in t)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        draw = make(rng, changed)
+        if draw is None or not scene_ok(draw):
+            continue
+        b = str(draw.basic_program.execute(draw.scene))
+        premises = list(draw.premises)
+        rng.shuffle(premises)
+        for premise in premises:
+            try:
+                after = apply_all(draw.scene, premise.interventions)
+                c = str(draw.cf_program.execute(after))
+            except SceneError:
+                continue
+            if (c != b) != changed:
+                continue
+            options = draw.options(b, c, rng)
+            if options is not None and not pair_problems(draw, premise, after, (b, c), options):
+                return Sample(draw, premise, after, (b, c), options, attempt)
+    raise RuntimeError(f"no valid {template} pair after {MAX_ATTEMPTS} draws")
+
+
+@dataclass(frozen=True)
+class Built:
+    """One finished pair (files are written by the caller)."""
+
+    files: tuple[tuple[str, bytes], ...]
+    """``(path under images/, PNG bytes)``: the image and the intervened scene."""
+    items: tuple[Item, Item]
+    """The basic and the counterfactual item."""
+
+
+def _choices(options: tuple[str, str], letter: int) -> tuple[str, str]:
+    """The two options with the answer (``options[0]``) at position ``letter``."""
+    return options if letter == 0 else (options[1], options[0])
+
+
+def build(job: Job) -> Built:
+    """Make one image, its intervened scene and the two items."""
+    rng = random.Random(job.pair_seed)
+    s = sample(job.template, job.changed, rng)
+    draw, premise = s.draw, s.premise
+    intervened = f"intervened/{job.name}"
+    files = ((job.name, render_png(draw.scene)), (intervened, render_png(s.after)))
+    common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
+                              "pair_seed": job.pair_seed, "template": job.template,
+                              "params": draw.params}
+    b, c = s.answers
+    roles = (
+        ("basic", draw.basic, draw.basic_program.to_json(), b,
+         draw.basic_explanation.format(b=b), {}),
+        ("counterfactual", draw.question(premise), draw.cf_program.to_json(), c,
+         premise.explanation.format(b=b, c=c),
+         {"premise": premise.text, "premise_kind": premise.kind,
+          "interventions": [i.to_json() for i in premise.interventions],
+          "intervened_image": f"images/{intervened}"}),
+    )
+    items = []
+    for (role, text, program, answer, why, extra), letter, offered in zip(
+            roles, job.letters, s.options, strict=True):
+        items.append(Item(
+            id=f"{job.pair_id}-{ROLE_SUFFIX[role]}", images=(f"images/{job.name}",),
+            question=text, kind="choice", target=answer,
+            choices=_choices(offered, letter), pair_id=job.pair_id, role=role,
+            group=job.category, meta={"category": job.category, "template": job.template},
+            provenance={**common, "program": program, **extra, "answer": answer,
+                        "explanation": why},
+        ))
+    return Built(files, (items[0], items[1]))
