@@ -144,7 +144,7 @@ def build(job: Job) -> Built:
                               "pair_seed": job.pair_seed, "template": job.template,
                               "params": draw.params}
     b, c = s.answers
-    roles = (
+    roles: tuple[tuple[str, str, dict[str, Any], str, str, dict[str, Any]], ...] = (
         ("basic", draw.basic, draw.basic_program.to_json(), b,
          draw.basic_explanation.format(b=b), {}),
         ("counterfactual", draw.question(premise), draw.cf_program.to_json(), c,

@@ -52,6 +52,7 @@ def color_swap(rng: random.Random, changed: bool) -> Draw | None:
         return None
     a, b, c = objects[:3]
     ask = Attribute(_by_shape(a), "color")
+    premises: tuple[Premise, ...]
     if changed:
         premises = (Premise(f"{_the(a)} and {_the(b)} swapped colors",
                             (SwapColors(_by_shape(a), _by_shape(b)),),

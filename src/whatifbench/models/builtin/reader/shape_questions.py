@@ -141,6 +141,11 @@ THING = r"(it|the (?:(?!be )\w+ )?(?!be\b)\w+)"
 """An object phrase of the main clause (never swallowing the "be" of "would … be")."""
 
 
+COMPARE = (rf"(?:is|would) (?P<a>{THING[1:-1]}) (?:be )?(?P<w>larger|bigger|smaller) than "
+           rf"(?P<b>{THING[1:-1]})")
+"""Is / would the A be larger (bigger, smaller) than the B."""
+
+
 def _larger(m: re.Match[str], it: Selector | None) -> Program:
     a, b = ref(m["a"], it), ref(m["b"], it)
     return YesNo(Larger(b, a) if m["w"].lower() == "smaller" else Larger(a, b))
@@ -156,8 +161,7 @@ MAIN: tuple[tuple[re.Pattern[str], Main], ...] = tuple(
          lambda m, it: _attribute(ref(m[1] or m[2], it))),
         (rf"what shape (?:is {THING}|would {THING} be)",
          lambda m, it: SeenShape(ref(m[1] or m[2], it))),
-        (rf"(?:is|would) (?P<a>{THING[1:-1]}) (?:be )?(?P<w>larger|bigger|smaller) than "
-         rf"(?P<b>{THING[1:-1]})", _larger),
+        (COMPARE, _larger),
         (rf"which (?:is|would be) (larger|bigger|smaller), {THING} or {THING}",
          lambda m, it: LargerOne(ref(m[2], it), ref(m[3], it),
                                  smaller=m[1].lower() == "smaller")),

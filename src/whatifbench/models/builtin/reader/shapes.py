@@ -77,9 +77,11 @@ def fit(mask: np.ndarray, left: int, top: int) -> SceneObject:
     padded = np.zeros((h, w), dtype=bool)
     padded[PAD:PAD + mask.shape[0], PAD:PAD + mask.shape[1]] = mask
     best, best_iou = None, -1.0
-    for cand in _candidates(tuple(v + PAD for v in box)):  # type: ignore[arg-type]
+    x0, y0, x1, y1 = box
+    for cand in _candidates((x0 + PAD, y0 + PAD, x1 + PAD, y1 + PAD)):
         drawn = _mask(cand, w, h)
-        iou = np.count_nonzero(drawn & padded) / max(1, np.count_nonzero(drawn | padded))
+        union = int(np.count_nonzero(drawn | padded))
+        iou = int(np.count_nonzero(drawn & padded)) / max(1, union)
         if iou > best_iou:
             best, best_iou = cand, iou
     assert best is not None
