@@ -65,36 +65,39 @@ def explain(cause: World, agent_id: str, effect: World,
     fell = [e for e in events if e.what == "fell"]
     fallen = [cause.get(e.body) for e in fell]
     if agent.kind == "ball" and toppled:
-        stack = f"a stack of {NUMBERS[len(toppled)]} blocks ({_list([b.color for b in toppled])}" \
-                " from the bottom up)" if len(toppled) > 1 else phrase(toppled[0])
+        colors = _list([b.color for b in toppled])
+        stack = (f"a stack of {NUMBERS[len(toppled)]} blocks ({colors} from the bottom up)"
+                 if len(toppled) > 1 else phrase(toppled[0]))
         side = _side(agent.facing)
-        return (f"{_article(agent).capitalize()} rolls to the {side} towards {stack}.",
-                f"{_blocks(toppled).capitalize()} lie on the ground to the {side} and the "
-                f"{agent.color} ball has stopped where the stack stood.",
-                f"The rolling {agent.color} ball hits the stack, which loses its footing and "
+        cause_text = f"{_article(agent).capitalize()} rolls to the {side} towards {stack}."
+        effect_text = (f"{_blocks(toppled).capitalize()} lie on the ground to the {side} and "
+                       f"the {agent.color} ball has stopped where the stack stood.")
+        link = (f"The rolling {agent.color} ball hits the stack, which loses its footing and "
                 f"topples to the {side}, so its blocks fall to the ground.")
+        return cause_text, effect_text, link
     melted = [cause.get(e.body) for e in events if e.what == "melted"]
     if agent.kind == "flame" and melted:
         held = [b for m in melted for b in stack_above(cause, m)[1:]]
         what = _blocks(held) if held else "nothing"
         landing = _landing(effect, fell[0].onto) if fell else "the ground"
-        return (f"{_article(agent).capitalize()} burns beside {_blocks(melted)}, which holds up "
-                f"{what}.",
-                f"The ice has melted into a puddle and {what} "
-                f"{'have' if len(held) > 1 else 'has'} dropped onto {landing}.",
-                f"The heat of the {agent.color} flame melts the ice, so {what} "
-                + ("lose their support and fall." if len(held) > 1 else
-                   "loses its support and falls."))
+        many = len(held) > 1
+        cause_text = (f"{_article(agent).capitalize()} burns beside {_blocks(melted)}, which "
+                      f"holds up {what}.")
+        effect_text = (f"The ice has melted into a puddle and {what} "
+                       f"{'have' if many else 'has'} dropped onto {landing}.")
+        link = (f"The heat of the {agent.color} flame melts the ice, so {what} "
+                + ("lose their support and fall." if many else "loses its support and falls."))
+        return cause_text, effect_text, link
     cut_ropes = [e for e in events if e.what == "cut"]
     if agent.kind == "scissors" and cut_ropes:
-        block = fallen[0] if fallen else None
-        held = phrase(block) if block else "a block"
+        name = phrase(fallen[0]) if fallen else "a block"
         below = _landing(effect, fell[0].onto) if fell else "the ground"
-        return (f"{_article(agent).capitalize()} is about to cut the rope that holds {held} "
-                f"above {below}.",
-                f"The rope has been cut and {held} has fallen onto {below}.",
-                f"The {agent.color} scissors cut the rope, so {held} loses its support and falls "
-                f"until it lands on {below}.")
+        cause_text = (f"{_article(agent).capitalize()} is about to cut the rope that holds "
+                      f"{name} above {below}.")
+        effect_text = f"The rope has been cut and {name} has fallen onto {below}."
+        link = (f"The {agent.color} scissors cut the rope, so {name} loses its support and "
+                f"falls until it lands on {below}.")
+        return cause_text, effect_text, link
     return (f"{_article(agent).capitalize()} is in the scene.", "Nothing has changed.",
             f"{phrase(agent).capitalize()} does not change anything.")
 

@@ -226,7 +226,7 @@ def cut_scene(rng: random.Random, palette: list[str], agent_color: str,
     xs = [first, rng.randrange(first + 80, 280, 10)]
     two = rng.random() < 0.5
     active = rng.randrange(2) if two else 0
-    for k, x in enumerate(xs if two else [xs[0]]):
+    for x in xs if two else [xs[0]]:
         rope, block = _hang(lay, x, rng.choice(palette), rng.randint(64, 96))
         ropes.append((rope, block))
         lay.bodies += [rope, block]

@@ -148,7 +148,7 @@ def perceive_files(paths: tuple[str, ...], count: int) -> list[World]:
     """The worlds shown by ``count`` separate image files, or by the ``count`` tiles of one
     composite picture (remembered per file and modification)."""
     if len(paths) == count:
-        out = []
+        out: list[World] = []
         for p in paths:
             stat = Path(p).stat()
             out += _perceive_file(p, (stat.st_mtime_ns, stat.st_size), 1)
