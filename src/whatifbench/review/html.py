@@ -66,6 +66,7 @@ td.ro{font-size:.85rem;color:#555;min-width:10rem;max-width:18rem}
 textarea[data-col=image]{width:11rem;font-size:.8rem}
 textarea{width:16rem;min-height:3.2rem;font:inherit}textarea.short{width:6rem;min-height:1.6rem}
 tr.flagged{background:#fff4f0}.help{color:#666;font-size:.9rem;max-width:60rem}
+figure{display:inline-block;margin:.2rem;text-align:center}figcaption{font-size:.85rem}
 """
 
 
@@ -112,6 +113,8 @@ def sheet_html(dataset: Dataset, reviewer: Reviewer, rows: Sequence[ReviewRow],
 def _row(dataset: Dataset, reviewer: Reviewer, row: ReviewRow) -> str:
     esc = html.escape
     image = thumbnail(dataset.image_path(row.image)) if row.image else ""
+    image += "".join(f"<figure>{thumbnail(dataset.image_path(path))}<figcaption>{esc(label)}"
+                     "</figcaption></figure>" for label, path in row.gallery)
     options = "".join(f"<option{' selected' if d == row.decision else ''}>{d}</option>"
                       for d in DECISIONS)
     cells = []
