@@ -257,3 +257,32 @@ def test_diffusers_missing_gives_the_install_line(tmp_path: Path,
         list(backend.generate([image_request("x", "a cat")]))
     with pytest.raises(WhatifError, match="-I size must look like"):
         make_image_backend(f"diffusers:{tmp_path}", {"size": "big"})
+
+
+def test_a_local_diffusers_pipeline_draws_seeded_candidates(tmp_path: Path, fake_openai: Any,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    pytest.importorskip("diffusers")
+    from tiny_diffusion import build_tiny_pipeline
+
+    folder = build_tiny_pipeline(tmp_path / "tiny-sd")
+    args = {"steps": 2, "size": "16x16", "seed": 3}
+    backend = make_image_backend(f"diffusers:{folder}", args)
+    requests = [image_request("p:cause:1", "a red ball"), image_request("p:cause:2", "a red ball")]
+    first = [picture_bytes(r)[0] for _, r in backend.generate(requests)]
+    again = [picture_bytes(r)[0] for _, r in make_image_backend(
+        f"diffusers:{folder}", args).generate(requests)]
+    assert first == again and first[0] != first[1]  # seeded per candidate
+    with Image.open(io.BytesIO(first[0])) as img:
+        assert img.size == (16, 16)
+    assert backend.version.endswith(f"diffusers-{__import__('diffusers').__version__}")
+    server = fake_openai({"rules": RULES})
+    argv = _argv(tmp_path, server.url)
+    at = argv.index("--images-backend")
+    argv[at + 1:at + 6] = [f"diffusers:{folder}", "-I", "steps=2", "-I", "size=16x16"]
+    assert main(argv) == 0, capsys.readouterr().err
+    draft = load_dataset(tmp_path / "draft")
+    build = next(i for i in draft.items if i.id == "2-exp").provenance["build"]
+    assert build["images"]["spec"] == f"diffusers:{folder}"
+    with Image.open(tmp_path / "draft" / build["candidates"]["cause"][0]) as img:
+        assert img.size == (16, 16)
