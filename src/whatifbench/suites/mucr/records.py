@@ -25,12 +25,12 @@ STYLES = ("photograph", "comic")
 GROUP_SIZE = 4
 
 CATEGORY_ALIASES = {"humans": "human", "people": "human", "person": "human",
-                     "animals": "animal", "plants": "plant", "characters": "character",
-                     "mixtures": "mixture", "mixed": "mixture", "mix": "mixture"}
+                    "animals": "animal", "plants": "plant", "characters": "character",
+                    "mixtures": "mixture", "mixed": "mixture", "mix": "mixture"}
 STYLE_ALIASES = {"photo": "photograph", "photos": "photograph", "photographs": "photograph",
-                  "photographic": "photograph", "photography": "photograph",
-                  "realistic": "photograph", "comics": "comic", "cartoon": "comic",
-                  "cartoons": "comic"}
+                 "photographic": "photograph", "photography": "photograph",
+                 "realistic": "photograph", "comics": "comic", "cartoon": "comic",
+                 "cartoons": "comic"}
 _FALSE_CUE_KEYS = ("false_cue", "flase_cue", "false_cues", "flase_cues")
 _RECORD_START = re.compile(r"\n[ \t]*\{")
 _RAW_ID = re.compile(r'"id"\s*:\s*"?([^",}\s]+)')
