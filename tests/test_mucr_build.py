@@ -208,6 +208,7 @@ def test_failed_picture_calls_are_retried_by_the_next_run(tmp_path: Path, fake_o
     ("cause,effect,group,category\na,b,g,human\nc,d,g,robots\n", "'robots' is not one of"),
     ("cause,effect,group,category\na,b,g,human\nc,d,g,plant\n", "group 'g' has 2 pair(s)"),
     ("cause,effect,group,category,id\na,b,g,human,1\nc,d,g,plant,1\n", "id '1' already used"),
+    ("cause,effect,group,category,id\na,b,g,human,../x\n", "may hold only letters"),
 ])
 def test_bad_captions(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
                       needle: str) -> None:

@@ -46,8 +46,6 @@ def candidate_seed(seed: int, item_id: str) -> int:
 class DiffusersBackend(ImageBackend):
     """Draws pictures with a diffusers pipeline loaded from a folder."""
 
-    execution_args = frozenset({"device"})
-
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         unknown = sorted(set(args) - set(DEFAULTS))
         if unknown:

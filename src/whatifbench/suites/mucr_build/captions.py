@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,8 @@ ALIASES = {"cause": "cause", "caption_0": "cause", "cause_caption": "cause",
            "group": "group", "category": "category", "label": "category", "style": "style",
            "id": "id"}
 REQUIRED = ("cause", "effect", "group", "category")
+ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""Pair ids name files and items: letters, digits, ``_``, ``.`` and ``-``."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,9 @@ def read_captions(path: str | Path, default_style: str = "photograph") -> list[C
                         f"{', '.join(CATEGORIES)}")
         if style is None:
             errs.append(f"{where}: style {cell('style')!r} is not one of {', '.join(STYLES)}")
-        if rid in seen:
+        if not ID.fullmatch(rid):
+            errs.append(f"{where}: id {rid!r} may hold only letters, digits, '_', '.' and '-'")
+        elif rid in seen:
             errs.append(f"{where}: id {rid!r} already used on line {seen[rid]}")
         problems += errs
         if errs or category is None or style is None:

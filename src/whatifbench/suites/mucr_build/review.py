@@ -197,7 +197,8 @@ def _write(dataset: Dataset, records: list[tuple[Record, dict[str, Any]]], sheet
                 names[side] = name
             final.append(replace(record, cause_image=names["cause"],
                                  effect_image=names["effect"]))
-        items = make_items(final, files, seed, sheet.path.name)
+        source = str(dataset.card.generator.get("params", {}).get("captions", sheet.path.name))
+        items = make_items(final, files, seed, source)
         review = {r.id: decision for r, decision in records}
         picked = {r.id: (r.cause_image, r.effect_image) for r, _ in records}
         out_items = []
