@@ -88,3 +88,10 @@ def test_report_merges_run_folders(tmp_path: Path, capsys: pytest.CaptureFixture
     assert len((tmp_path / "m" / "samples.jsonl").read_text().splitlines()) == 24
     assert main(["report", str(tmp_path / "nothing"), "--out", str(tmp_path / "m2")]) == 2
     assert "holds no results.json" in capsys.readouterr().err
+
+
+def test_cvqa_csv_refuses_other_suites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ds = make_choice_dataset(tmp_path / "ds", suite="cfmm")
+    assert main(["export", str(ds), "--format", "cvqa-csv", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert "belongs to the suite 'cfmm'" in err and not (tmp_path / "x").exists()

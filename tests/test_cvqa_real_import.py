@@ -62,7 +62,7 @@ def test_import_sample_verbatim(tmp_path: Path, shared_dir: Path, coco: Path) ->
 def test_export_round_trip_is_byte_identical(tmp_path: Path, shared_dir: Path,
                                              coco: Path) -> None:
     import_release(sample_csv(shared_dir), coco, tmp_path / "ds")
-    code = main(["export", str(tmp_path / "ds"), "--format", "cvqa-real-csv", "--out",
+    code = main(["export", str(tmp_path / "ds"), "--format", "cvqa-csv", "--out",
                  str(tmp_path / "release")])
     assert code == 0
     assert (tmp_path / "release" / "questions.csv").read_bytes() == \

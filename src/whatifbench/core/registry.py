@@ -6,7 +6,9 @@ Generators, importers, exporters, builders and commands are classes with two sta
 Python API with them; the CLI builds its sub-commands from these entries.
 
 A reviewer (``whatif review``) is the review-sheet hook of a kind of dataset: a class with
-``columns``, ``rows(dataset)`` and ``apply(...)`` (see ``whatifbench.review.base``).
+``columns``, ``rows(dataset)`` and ``apply(...)`` (see ``whatifbench.review.base``). An
+image backend renders pictures from text for construction pipelines (MuCR's; see
+``whatifbench.models.imagegen``).
 
 Modules register themselves with the ``register`` decorator when imported. ``load_plugins``
 imports every direct sub-module of the ``PLUGIN_PACKAGES``; those
@@ -25,7 +27,7 @@ from typing import Any, TypeVar
 from whatifbench.errors import WhatifError
 
 KINDS = ("suite", "backend", "generator", "importer", "exporter", "builder", "command",
-         "reviewer")
+         "reviewer", "image-backend")
 PLUGIN_PACKAGES = ("whatifbench.suites", "whatifbench.models", "whatifbench.review",
                    "whatifbench.analysis")
 

@@ -42,6 +42,9 @@ class ReviewRow:
     """Cell values by column name."""
     decision: str
     """Pre-filled decision (``accept``, or ``reject`` for units an automatic check flagged)."""
+    gallery: tuple[tuple[str, str], ...] = ()
+    """More pictures to show, as ``(label, dataset-relative path)`` (e.g. candidates to pick
+    from); the HTML sheet shows them labelled, the CSV sheet does not."""
 
 
 @dataclass(frozen=True)

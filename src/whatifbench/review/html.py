@@ -66,6 +66,8 @@ td.ro{font-size:.85rem;color:#555;min-width:10rem;max-width:18rem}
 textarea[data-col=image]{width:11rem;font-size:.8rem}
 textarea{width:16rem;min-height:3.2rem;font:inherit}textarea.short{width:6rem;min-height:1.6rem}
 tr.flagged{background:#fff4f0}.help{color:#666;font-size:.9rem;max-width:60rem}
+figure{display:inline-block;margin:.2rem;text-align:center}figcaption{font-size:.85rem}
+td.gallery{min-width:30rem}
 """
 
 
@@ -112,6 +114,8 @@ def sheet_html(dataset: Dataset, reviewer: Reviewer, rows: Sequence[ReviewRow],
 def _row(dataset: Dataset, reviewer: Reviewer, row: ReviewRow) -> str:
     esc = html.escape
     image = thumbnail(dataset.image_path(row.image)) if row.image else ""
+    image += "".join(f"<figure>{thumbnail(dataset.image_path(path))}<figcaption>{esc(label)}"
+                     "</figcaption></figure>" for label, path in row.gallery)
     options = "".join(f"<option{' selected' if d == row.decision else ''}>{d}</option>"
                       for d in DECISIONS)
     cells = []
@@ -123,6 +127,7 @@ def _row(dataset: Dataset, reviewer: Reviewer, row: ReviewRow) -> str:
         else:
             cells.append(f"<td class='ro' data-col='{esc(col.name)}'>{value}</td>")
     flagged = " class='flagged'" if row.decision == "reject" else ""
-    return (f"<tr data-key='{esc(row.key)}'{flagged}><td>{image}</td><td>{esc(row.key)}</td>"
+    cell = "<td class='gallery'>" if row.gallery else "<td>"
+    return (f"<tr data-key='{esc(row.key)}'{flagged}>{cell}{image}</td><td>{esc(row.key)}</td>"
             f"<td><select data-col='decision'>{options}</select></td>{''.join(cells)}"
             "<td><textarea data-col='comment' class='short'></textarea></td></tr>")

@@ -44,18 +44,31 @@ def make_backend(spec: str, args: Mapping[str, Any]) -> Backend:
     return backend
 
 
-def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool, help: str) -> None:
+def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool, help: str,
+                        option: str = "model", short: str = "-M",
+                        base_url: str = "--base-url") -> None:
     """``--model SPEC``, ``-M KEY=VALUE`` (repeatable) and ``--base-url URL`` for a tool that
-    calls one model (construction pipelines)."""
-    parser.add_argument("--model", required=required, metavar="SPEC", help=help)
-    parser.add_argument("-M", dest="model_args", action="append", default=[],
-                        metavar="KEY=VALUE", help="argument of the --model backend (repeatable)")
-    parser.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
+    calls one model (construction pipelines); a tool that calls several gives each its own
+    ``option`` name, short flag and base-URL flag (e.g. ``--llm``, ``-L``, ``--llm-base-url``)."""
+    dest = option.replace("-", "_")
+    parser.add_argument(f"--{option}", required=required, metavar="SPEC", help=help)
+    parser.add_argument(short, dest=f"{dest}_args", action="append", default=[],
+                        metavar="KEY=VALUE",
+                        help=f"argument of the --{option} backend (repeatable)")
+    parser.add_argument(base_url, dest=_base_url_dest(dest), metavar="URL",
+                        help=f"OpenAI-compatible server URL of --{option} (sets "
+                             f"{short} base_url=...)")
 
 
-def model_args_from(args: argparse.Namespace) -> dict[str, Any]:
-    """The backend arguments given by ``-M`` and ``--base-url``."""
-    model_args = parse_model_args(args.model_args)
-    if getattr(args, "base_url", None):
-        model_args["base_url"] = args.base_url
+def _base_url_dest(dest: str) -> str:
+    return "base_url" if dest == "model" else f"{dest}_base_url"
+
+
+def model_args_from(args: argparse.Namespace, option: str = "model") -> dict[str, Any]:
+    """The backend arguments of ``--<option>`` given by its short flag and base-URL flag."""
+    dest = option.replace("-", "_")
+    model_args = parse_model_args(getattr(args, f"{dest}_args", []) or [])
+    url = getattr(args, _base_url_dest(dest), None)
+    if url:
+        model_args["base_url"] = url
     return model_args

@@ -7,6 +7,8 @@ shapes) turns the image into a ``scenes.Scene``; the answer is the program execu
 intervened perceived scene, and the option with that value is chosen.
 It never looks at an item's target, metadata or provenance. When it cannot read the image or
 the question, or its answer is not among the options, it abstains (the reply is unparsed).
+MuCR questions about cause/effect pictures (several images, or one composite) are answered by
+``reader.pairs``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from whatifbench.scenes.model import Scene, SceneError
 if TYPE_CHECKING:
     from whatifbench.models.builtin.reader.questions import Query
 
-READER_VERSION = "scene-reader-2"
+READER_VERSION = "scene-reader-3"
 CACHE = 64
 """Perceived images kept (an original and its counterfactual question share one image)."""
 
@@ -45,9 +47,13 @@ class SceneReaderBackend(ProgramBackend):
         return READER_VERSION
 
     def answer(self, item: Item, request: Request) -> str | None:
+        from whatifbench.models.builtin.reader.pairs import read_pair, task_of
         from whatifbench.models.builtin.reader.questions import ParseError, parse
 
         images = request.turns[-1].images
+        if task_of(item.question) is not None:
+            value = read_pair(item.question, images, item.choices)
+            return value if item.kind != "choice" or value in item.choices else None
         if len(images) != 1:
             return None
         try:

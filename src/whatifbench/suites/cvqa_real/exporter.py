@@ -1,33 +1,17 @@
-"""``whatif export DATASET --format cvqa-real-csv --out FOLDER``: back to the release format."""
+"""C-VQA-Real back to the release format (``whatif export DATASET --format cvqa-csv``)."""
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.fsutil import staged_dir
 from whatifbench.core.item import Item
-from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa_real.release import write_release
 
 CSV_NAME = "questions.csv"
-
-
-@register("exporter", "cvqa-real-csv")
-class CvqaRealCsvExporter:
-    """The release table (questions.csv) and the images named as its img_path column."""
-
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """No options beyond the export command's own."""
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> None:
-        """Call ``export_release``."""
-        export_release(args.dataset, args.out, overwrite=args.overwrite)
 
 
 def release_rows(dataset: Dataset) -> list[tuple[str, str, str, str, str, str]]:
@@ -55,7 +39,7 @@ def export_release(dataset: str | Path | Dataset, out: str | Path, *,
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     if ds.suite != "cvqa-real":
         raise WhatifError(f"The dataset {ds.root} belongs to the suite {ds.suite!r}; the "
-                          "cvqa-real-csv format holds C-VQA-Real datasets only.")
+                          "C-VQA-Real release format holds C-VQA-Real datasets only.")
     rows = release_rows(ds)
     sources: dict[str, Path] = {}
     for pair_items in ds.pairs().values():

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, load_dataset, problems_message
 from whatifbench.core.fsutil import staged_dir
 from whatifbench.core.item import Item
-from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, options_text
 from whatifbench.suites.cvqa_synthetic.release import TYPES, csv_text, options, safe_path
@@ -83,18 +81,3 @@ def export_release(dataset: str | Path | Dataset, out: str | Path,
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(data.root / "images" / row[0], target)
     return out / QUESTIONS
-
-
-@register("exporter", "cvqa-csv")
-class CvqaCsvExporter:
-    """C-VQA-Synthetic release format: questions.csv (one row per image) + images/."""
-
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """No options beyond the export command's DATASET, --out and --overwrite."""
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Export from parsed command-line arguments."""
-        export_release(args.dataset, args.out, overwrite=args.overwrite)
-        return 0

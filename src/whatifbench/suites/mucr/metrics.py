@@ -52,13 +52,20 @@ def core_metrics(samples: Sequence[Sample], with_ci: bool = True) -> dict[str, A
     return out
 
 
+def slices(values: Sequence[Any], known: Sequence[str]) -> list[str]:
+    """The values present, the release's own (``known``) first in their order, then any other
+    (e.g. mucr-synthetic's kinds of causality and drawing styles) sorted."""
+    present = {str(v) for v in values if v is not None}
+    return [v for v in known if v in present] + sorted(present - set(known))
+
+
 def mucr_metrics(samples: Sequence[Sample]) -> dict[str, Any]:
     """Overall metrics plus ``by_category`` and ``by_style`` (slices present in the run)."""
     out = core_metrics(samples)
-    for key, field, values in (("by_category", "category", CATEGORIES),
-                               ("by_style", "style", STYLES)):
+    for key, field, known in (("by_category", "category", CATEGORIES),
+                              ("by_style", "style", STYLES)):
         out[key] = {
             v: core_metrics([s for s in samples if s.meta.get(field) == v])
-            for v in values if any(s.meta.get(field) == v for s in samples)
+            for v in slices([s.meta.get(field) for s in samples], known)
         }
     return out

@@ -24,13 +24,13 @@ CATEGORIES = ("human", "animal", "plant", "character", "mixture")
 STYLES = ("photograph", "comic")
 GROUP_SIZE = 4
 
-_CATEGORY_ALIASES = {"humans": "human", "people": "human", "person": "human",
-                     "animals": "animal", "plants": "plant", "characters": "character",
-                     "mixtures": "mixture", "mixed": "mixture", "mix": "mixture"}
-_STYLE_ALIASES = {"photo": "photograph", "photos": "photograph", "photographs": "photograph",
-                  "photographic": "photograph", "photography": "photograph",
-                  "realistic": "photograph", "comics": "comic", "cartoon": "comic",
-                  "cartoons": "comic"}
+CATEGORY_ALIASES = {"humans": "human", "people": "human", "person": "human",
+                    "animals": "animal", "plants": "plant", "characters": "character",
+                    "mixtures": "mixture", "mixed": "mixture", "mix": "mixture"}
+STYLE_ALIASES = {"photo": "photograph", "photos": "photograph", "photographs": "photograph",
+                 "photographic": "photograph", "photography": "photograph",
+                 "realistic": "photograph", "comics": "comic", "cartoon": "comic",
+                 "cartoons": "comic"}
 _FALSE_CUE_KEYS = ("false_cue", "flase_cue", "false_cues", "flase_cues")
 _RECORD_START = re.compile(r"\n[ \t]*\{")
 _RAW_ID = re.compile(r'"id"\s*:\s*"?([^",}\s]+)')
@@ -130,8 +130,8 @@ def parse_record(obj: Any) -> tuple[Record | None, list[str]]:
     images = (text("image_0"), text("image_1"))
     links = _links(obj.get("link_id"), problems)
     false_cues = _false_cues(obj, problems)
-    style = _choice(obj.get("style"), "style", STYLES, _STYLE_ALIASES, problems)
-    category = _choice(obj.get("label"), "label", CATEGORIES, _CATEGORY_ALIASES, problems)
+    style = _choice(obj.get("style"), "style", STYLES, STYLE_ALIASES, problems)
+    category = _choice(obj.get("label"), "label", CATEGORIES, CATEGORY_ALIASES, problems)
     explanations = _explanations(obj.get("causal_reason"), problems)
     if cue and len(false_cues) == 3:
         phrases = [cue.lower(), *(c.lower() for c in false_cues)]

@@ -18,7 +18,7 @@ from whatifbench.models.embedding import BUNDLED
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.mucr.judging import grade
-from whatifbench.suites.mucr.metrics import mucr_metrics
+from whatifbench.suites.mucr.metrics import mucr_metrics, slices
 from whatifbench.suites.mucr.prompts import IMAGE_INSTRUCTION, LETTERS, image_option
 from whatifbench.suites.mucr.records import CATEGORIES, STYLES
 from whatifbench.suites.mucr.tables import breakdown_table, layout_table, main_table
@@ -93,12 +93,14 @@ class MucrSuite(Suite):
 
         pairs = {i.pair_id: i.meta for i in dataset.items if i.pair_id is not None}
         by = Counter((m.get("category"), m.get("style")) for m in pairs.values())
-        rows = [(c, *(str(by[(c, s)]) for s in STYLES), str(sum(by[(c, s)] for s in STYLES)))
-                for c in CATEGORIES]
-        rows.append(("total", *(str(sum(by[(c, s)] for c in CATEGORIES)) for s in STYLES),
+        categories = slices([m.get("category") for m in pairs.values()], CATEGORIES)
+        styles = slices([m.get("style") for m in pairs.values()], STYLES)
+        rows = [(c, *(str(by[(c, s)]) for s in styles), str(sum(by[(c, s)] for s in styles)))
+                for c in categories]
+        rows.append(("total", *(str(sum(by[(c, s)] for c in categories)) for s in styles),
                      str(len(pairs))))
         tables = [Table(f"{dataset.card.name}: pairs per category and style",
-                        ("category", *STYLES, "total"), tuple(rows)),
+                        ("category", *styles, "total"), tuple(rows)),
                   count_table(dataset), length_table(dataset)]
         letters = []
         for metric in ("c2e", "e2c", "cue"):
@@ -110,8 +112,8 @@ class MucrSuite(Suite):
         if plots is not None:
             from whatifbench.report.plots import bar_chart
 
-            path = bar_chart(list(CATEGORIES),
-                             {s: [float(by[(c, s)]) for c in CATEGORIES] for s in STYLES},
+            path = bar_chart(categories,
+                             {s: [float(by[(c, s)]) for c in categories] for s in styles},
                              f"{dataset.card.name}: pairs per category", "pairs",
                              plots / "pairs_by_category.png")
             tables.append(Table("plots", ("file",), ((str(path),),)))
