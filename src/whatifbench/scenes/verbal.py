@@ -2,7 +2,9 @@
 above/below, which of two objects is larger, the name a shape is seen as, where a triangle
 points. Each reports its near-ties through ``ambiguities(scene)`` like the other programs.
 
-``MatchColor`` is an intervention whose colour comes from another object of the scene.
+Interventions whose values come from other objects of the scene: ``MatchColor`` ("painted the
+same colour as …"), ``SwapSizes`` ("… swapped sizes"), ``MatchSize`` ("as big as …"); sizes are
+compared by area or by extent (the larger side of the bounding box).
 """
 
 from __future__ import annotations

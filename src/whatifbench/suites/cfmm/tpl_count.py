@@ -3,8 +3,8 @@ added, removed or repainted.
 
 The answers are planned first so that the text does not tell which option is right. The basic
 count is uniform on 1 … 10; when the answer changes, the counterfactual count is its partner in
-one of ``SWAPS`` (pairings of 1 … 10 two to four apart at most), so it is uniform too and as
-often larger as smaller. Each question's second option is its answer plus or minus 1 or 2
+one of ``SWAPS`` (pairings of 1 … 10, partners 1 to 3 apart), so it is uniform too and as often
+larger as smaller. Each question's second option is its answer plus or minus 1 or 2
 (``Draw.steps``): neither the frequency of a number among the options, nor "two more were
 added" (the larger option), nor the count seen in the image (the nearest option) picks the
 right one much more often than chance. The scene is then built to match; the programs
