@@ -223,3 +223,18 @@ def test_single_image_backend_gets_the_right_hint(tmp_path: Path) -> None:
     ok = evaluate(ds, backend, Protocol(image_layout="composite"), store,
                   RunOptions(progress=False))
     assert ok.n_items == 2
+
+
+def test_samples_keep_the_scores_that_decided(tmp_path: Path) -> None:
+    from whatifbench.core.item import Item
+    from whatifbench.models.base import Part, Request, Response, Turn
+    from whatifbench.runner.evaluate import score_item
+
+    item = Item("i", (), "q", "choice", "long", ("short", "long"))
+    request = Request("i", (Turn("user", (Part(text="q"),)),), candidates=("short", "long"))
+    response = Response(scores=(-2.0, -3.0), mean_scores=(-2.0, -1.0))
+    suite = CvqaSyntheticSuite()
+    by_mean = score_item(suite, Protocol(score_by="mean"), item, request, response, "rank")
+    by_sum = score_item(suite, Protocol(score_by="sum"), item, request, response, "rank")
+    assert (by_mean.prediction, by_mean.scores, by_mean.correct) == ("long", [-2.0, -1.0], True)
+    assert (by_sum.prediction, by_sum.scores, by_sum.correct) == ("short", [-2.0, -3.0], False)

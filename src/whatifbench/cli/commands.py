@@ -244,7 +244,7 @@ def add_listing(sub: Any) -> None:
     p = sub.add_parser("suites", help="list suites, generators, importers, exporters, builders")
     p.set_defaults(func=lambda a: _list(("suite", "generator", "importer", "exporter", "builder")))
     p = sub.add_parser("models", help="list model backends")
-    p.set_defaults(func=lambda a: _list(("backend",)))
+    p.set_defaults(func=lambda a: _list(("backend", "image-backend")))
 
 
 def _list(kinds: tuple[str, ...]) -> int:

@@ -43,7 +43,8 @@ class Sample:
     response: str | None
     """The raw reply (generate mode)."""
     scores: list[float] | None
-    """Rank mode: the score of each candidate, in candidate order."""
+    """Rank mode: the score of each candidate that decided the prediction (summed or per-token
+    mean log-probability, as ``--score-by`` chose), in candidate order."""
     prediction: str | None
     """The extracted (or ranked) answer; ``None`` when unparsed or failed."""
     correct: bool

@@ -169,6 +169,7 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
     parses: dict[str, str | None] = {}
     flag: str | None = None
     prediction: str | None = None
+    chosen: tuple[float, ...] | None = None
     if response.error is not None:
         flag = "error"
     elif mode == "rank":
@@ -187,7 +188,7 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
     return Sample(
         item_id=item.id, pair_id=item.pair_id, role=item.role, group=item.group,
         question=item.question, prompt=request.prompt, target=item.target,
-        response=response.text, scores=list(response.scores) if response.scores else None,
+        response=response.text, scores=list(chosen) if chosen is not None else None,
         prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
     )

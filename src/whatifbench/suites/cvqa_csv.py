@@ -8,6 +8,8 @@ suite picks the writer.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from pathlib import Path
 
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.registry import register
@@ -15,7 +17,8 @@ from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa_real.exporter import export_release as export_real
 from whatifbench.suites.cvqa_synthetic.io_export import export_release as export_synthetic
 
-WRITERS = {"cvqa-real": export_real, "cvqa-synthetic": export_synthetic}
+WRITERS: dict[str, Callable[..., Path]] = {"cvqa-real": export_real,
+                                           "cvqa-synthetic": export_synthetic}
 
 
 @register("exporter", "cvqa-csv")

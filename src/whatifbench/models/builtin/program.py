@@ -6,7 +6,9 @@ import hashlib
 import time
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
+from typing import Any
 
+from whatifbench import __version__
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
@@ -32,6 +34,11 @@ class ProgramBackend(Backend):
     @abstractmethod
     def answer(self, item: Item, request: Request) -> str | None:
         """The chosen value: one of ``item.choices`` for choice items; ``None`` to abstain."""
+
+    def describe(self) -> dict[str, Any]:
+        """Also records the package version: a program's answers may change between releases,
+        so cached answers of an older release are never reused."""
+        return {**super().describe(), "whatifbench": __version__}
 
     def _wait(self) -> None:
         delay = float(self.args.get("delay", 0) or 0)
