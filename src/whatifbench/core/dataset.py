@@ -175,6 +175,8 @@ class DatasetWriter:
 
     Use as a context manager; write images under ``self.images`` (or with ``add_image``), add
     items in order, then call ``finish``. If the block raises, nothing appears at ``out``.
+    ``add_image`` remembers the hash of the bytes it writes (do not change such files
+    afterwards); files written under ``self.images`` by other means are hashed in ``finish``.
     """
 
     def __init__(self, out: str | Path, overwrite: bool = False) -> None:
@@ -183,6 +185,8 @@ class DatasetWriter:
         self._stack = ExitStack()
         self._items: list[Item] = []
         self._ids: set[str] = set()
+        self._hashes: dict[Path, str] = {}
+        self._dirs: set[Path] = set()
         self.stage = Path()
         self.images = Path()
         self.card: Card | None = None
@@ -202,8 +206,11 @@ class DatasetWriter:
     def add_image(self, name: str, data: bytes) -> str:
         """Store image bytes as ``images/<name>``; return the item-relative path."""
         path = self.images / name
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self._dirs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(path.parent)
         path.write_bytes(data)
+        self._hashes[path] = sha256_bytes(data)
         return f"{IMAGES}/{name}"
 
     def add_item(self, item: Item) -> None:
@@ -225,7 +232,7 @@ class DatasetWriter:
         data = "".join(dumps(item.to_json()) + "\n" for item in self._items).encode("utf-8")
         (self.stage / ITEMS).write_bytes(data)
         image_hashes = {
-            p.relative_to(self.stage).as_posix(): sha256_file(p)
+            p.relative_to(self.stage).as_posix(): self._hashes.get(p) or sha256_file(p)
             for p in sorted(self.images.rglob("*")) if p.is_file()
         }
         all_counts = count_items(self._items)

@@ -20,10 +20,12 @@ from whatifbench.errors import WhatifError
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
-from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Built, Job, build
+from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Built, Job, build_all
 from whatifbench.suites.cvqa_synthetic.templates import TEMPLATES
 
 ROLES = ("original", "counterfactual")
+BATCH = 16
+"""Most images per batch handed to a worker (see ``run_jobs``)."""
 
 
 def plan(per_template: int, seed: int, intervened: bool = False,
@@ -61,18 +63,22 @@ def default_workers() -> int:
 def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Built]:
     """Build every job (in parallel when ``workers`` > 1), yielding results in job order.
 
+    Jobs go out in batches (``build_all`` makes a batch phase by phase, on warm caches).
     Workers only compute; the caller writes the files (one writer: file systems often handle
     one process creating files much better than several at once).
     """
     reuse_image_memory()  # inherited by the worker processes
-    if workers <= 1 or len(jobs) < 2 * workers:
-        yield from map(build, jobs)
+    size = max(1, min(BATCH, len(jobs) // (4 * workers)))
+    batches = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+    if workers <= 1 or len(batches) < 2:
+        for batch in batches:
+            yield from build_all(batch)
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunk = max(1, min(32, len(jobs) // (workers * 8)))
     with context.Pool(workers) as pool:
-        yield from pool.imap(build, jobs, chunksize=chunk)
+        for built in pool.imap(build_all, batches):
+            yield from built
 
 
 def balance(items: Sequence[Item]) -> dict[str, Any]:
