@@ -35,7 +35,7 @@ from whatifbench.suites.cvqa_synthetic.templates import (
 )
 
 GENERATOR = "cvqa-synthetic"
-VERSION = "1.0"
+VERSION = "1.1"
 """Generator version: bump whenever the output for a given seed changes."""
 MAX_ATTEMPTS = 500
 
