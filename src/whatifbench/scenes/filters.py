@@ -86,8 +86,9 @@ def scene_problems(scene: Scene, gap: float = GAP) -> list[str]:
         problems += [f"{objects[solid[i]].id} leaves the canvas"
                      for i in np.flatnonzero(out).tolist()]
         dist = np.hypot(xs[:, None] - xs[None, :], ys[:, None] - ys[None, :])
-        near = np.triu(dist < reach[:, None] + reach[None, :] + gap, k=1)
-        for i, j in zip(*np.nonzero(near), strict=True):
+        first, second = np.nonzero(dist < reach[:, None] + reach[None, :] + gap)
+        pair = first < second
+        for i, j in zip(first[pair].tolist(), second[pair].tolist(), strict=True):
             a, b = objects[solid[i]], objects[solid[j]]
             if overlaps(a, b, gap):
                 problems.append(f"{a.id} overlaps {b.id}")

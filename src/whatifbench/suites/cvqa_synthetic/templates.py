@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from whatifbench.scenes.geometry import inside_table
 from whatifbench.scenes.interventions import Intervention, Recolor, Remove, apply_all
 from whatifbench.scenes.model import Scene
@@ -178,10 +180,9 @@ def regions(scene: Scene, color: str, other: str) -> dict[str, int]:
     flowers = Where(shape="flower").select(scene)
     table = inside_table(scene, flowers, [*polygons(color).select(scene),
                                           *polygons(other).select(scene)])
-    mine, theirs = table[:, 0].tolist(), table[:, 1].tolist()
-    pairs = list(zip(mine, theirs, strict=True))
-    return {"only": pairs.count((True, False)), "both": pairs.count((True, True)),
-            "other": pairs.count((False, True)), "none": pairs.count((False, False))}
+    none, only, other_only, both = np.bincount(table[:, 0] + 2 * table[:, 1].astype(np.intp),
+                                               minlength=4).tolist()
+    return {"only": only, "both": both, "other": other_only, "none": none}
 
 
 def explain(instance: Instance, scene: Scene, after: Scene, answers: tuple[int, int],
