@@ -68,8 +68,7 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Built]:
     one process creating files much better than several at once).
     """
     reuse_image_memory()  # inherited by the worker processes
-    size = max(1, min(BATCH, len(jobs) // (4 * workers)))
-    batches = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+    batches = split(jobs, workers)
     if workers <= 1 or len(batches) < 2:
         for batch in batches:
             yield from build_all(batch)
@@ -79,6 +78,16 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Built]:
     with context.Pool(workers) as pool:
         for built in pool.imap(build_all, batches):
             yield from built
+
+
+def split(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:
+    """Batches of at most ``BATCH`` jobs, at least four per worker, and smaller ones at the end
+    (so that the workers finish together)."""
+    size = max(1, min(BATCH, len(jobs) // (4 * workers)))
+    small = max(1, size // 4)
+    cut = max(0, len(jobs) - 2 * workers * size) // size * size
+    return ([jobs[i:i + size] for i in range(0, cut, size)]
+            + [jobs[i:i + small] for i in range(cut, len(jobs), small)])
 
 
 def balance(items: Sequence[Item]) -> dict[str, Any]:
@@ -134,8 +143,8 @@ class CvqaSyntheticGenerator:
             for built in run_jobs(jobs, workers or default_workers()):
                 for name, data in built.files:
                     writer.add_image(name, data)
+                writer.add_items(built.items)
                 items += built.items
-            writer.add_items(items)
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
                       "intervened_images": intervened, "balanced_values": balanced_values}
             card = writer.finish(
