@@ -33,6 +33,10 @@ RANGES: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {
 }
 """(original, counterfactual) answer ranges of the release, per template."""
 
+TOP_RIGHT_PREMISE = ("if the two rightmost circles and dots in them were removed from the "
+                     "circles")
+"""Template 5's premise."""
+
 N_RANGES = {2: (1, 22), 4: (1, 30)}
 """Range of N (flowers / dots removed) in the release."""
 
@@ -155,7 +159,7 @@ def template_4(removed: tuple[str, ...]) -> Instance:
 def template_5() -> Instance:
     """Dots in the top three circles / … if the two rightmost circles were removed."""
     program = Count(Where(shape="dot", within=TOP_THREE))
-    premise = "if the two rightmost circles and dots in them were removed from the circles"
+    premise = TOP_RIGHT_PREMISE
     removal = Remove(Union((RIGHTMOST_TWO, Where(shape="dot", within=RIGHTMOST_TWO))))
     return Instance(
         5, "How many dots are there in the top three circles together?",
