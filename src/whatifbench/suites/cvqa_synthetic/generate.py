@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -107,31 +107,46 @@ def split(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:
             + [jobs[i:i + small] for i in range(cut, len(jobs), small)])
 
 
-def balance(items: Sequence[Item]) -> dict[str, Any]:
+class Tally:
+    """The card's balance figures, gathered item by item (while workers are still busy)."""
+
+    def __init__(self) -> None:
+        self.letters: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
+        self.ranks: dict[str, Counter[int]] = {role: Counter() for role in ROLES}
+        self.ranges: dict[str, dict[str, list[int]]] = {}
+        self.removed: dict[str, list[int]] = {}
+
+    def add(self, items: Iterable[Item]) -> None:
+        """Count more items."""
+        for item in items:
+            role, group = item.role or "", item.group or ""
+            self.letters[role][LETTERS[item.target_index]] += 1
+            value = int(item.target)
+            self.ranks[role][sorted(int(c) for c in item.choices).index(value)] += 1
+            low_high = self.ranges.setdefault(group, {}).setdefault(role, [value, value])
+            low_high[0], low_high[1] = min(low_high[0], value), max(low_high[1], value)
+            n = item.provenance.get("params", {}).get("n")
+            if n is not None and role == "counterfactual":
+                span = self.removed.setdefault(group, [n, n])
+                span[0], span[1] = min(span[0], n), max(span[1], n)
+
+    def summary(self) -> dict[str, Any]:
+        """See ``balance``."""
+        shares = {role: {letter: round(100 * counts[letter] / max(1, sum(counts.values())), 2)
+                         for letter in LETTERS} for role, counts in self.letters.items()}
+        rank_shares = {role: {str(r): round(100 * counts[r] / max(1, sum(counts.values())), 2)
+                              for r in range(4)} for role, counts in self.ranks.items()}
+        return {"letter_share_percent": shares, "value_rank_share_percent": rank_shares,
+                "answer_ranges": dict(sorted(self.ranges.items())),
+                "n_ranges": dict(sorted(self.removed.items()))}
+
+
+def balance(items: Iterable[Item]) -> dict[str, Any]:
     """Letter shares and shares of the correct value's rank among the options (0: smallest)
     per role (percent), answer ranges per template and role, N ranges."""
-    letters: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
-    ranks: dict[str, Counter[int]] = {role: Counter() for role in ROLES}
-    ranges: dict[str, dict[str, list[int]]] = {}
-    removed: dict[str, list[int]] = {}
-    for item in items:
-        role, group = item.role or "", item.group or ""
-        letters[role][LETTERS[item.target_index]] += 1
-        value = int(item.target)
-        ranks[role][sorted(int(c) for c in item.choices).index(value)] += 1
-        low_high = ranges.setdefault(group, {}).setdefault(role, [value, value])
-        low_high[0], low_high[1] = min(low_high[0], value), max(low_high[1], value)
-        n = item.provenance.get("params", {}).get("n")
-        if n is not None and role == "counterfactual":
-            span = removed.setdefault(group, [n, n])
-            span[0], span[1] = min(span[0], n), max(span[1], n)
-    shares = {role: {letter: round(100 * counts[letter] / max(1, sum(counts.values())), 2)
-                     for letter in LETTERS} for role, counts in letters.items()}
-    rank_shares = {role: {str(r): round(100 * counts[r] / max(1, sum(counts.values())), 2)
-                          for r in range(4)} for role, counts in ranks.items()}
-    return {"letter_share_percent": shares, "value_rank_share_percent": rank_shares,
-            "answer_ranges": dict(sorted(ranges.items())),
-            "n_ranges": dict(sorted(removed.items()))}
+    tally = Tally()
+    tally.add(items)
+    return tally.summary()
 
 
 @register("generator", "cvqa-synthetic")
@@ -156,18 +171,18 @@ class CvqaSyntheticGenerator:
             raise WhatifError(f"--workers must be at least 1, got {workers}.")
         jobs = plan(per_template, seed, intervened, balanced_values)
         with DatasetWriter(out, overwrite) as writer, _collector_paused():
-            items: list[Item] = []
+            tally = Tally()
             for built in run_jobs(jobs, workers or default_workers()):
                 for name, data in built.files:
                     writer.add_image(name, data)
                 writer.add_items(built.items)
-                items += built.items
+                tally.add(built.items)
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
                       "intervened_images": intervened, "balanced_values": balanced_values}
             card = writer.finish(
                 name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
-                extra={"balance": balance(items)})
+                extra={"balance": tally.summary()})
         return card
 
     @staticmethod
