@@ -34,7 +34,8 @@ def _circles(rng: random.Random) -> list[tuple[int, int, int]]:
             x = r + 4 + int(rng.random() * span)
             y = r + 4 + int(rng.random() * span)
             for px, py, pr in placed:
-                if (x - px) ** 2 + (y - py) ** 2 < (r + pr + CIRCLE_GAP) ** 2:
+                dx, dy, apart = x - px, y - py, r + pr + CIRCLE_GAP
+                if dx * dx + dy * dy < apart * apart:
                     break
             else:
                 placed.append((x, y, r))
@@ -85,7 +86,8 @@ def _dots(rng: random.Random, x: int, y: int, r: int, n: int) -> list[tuple[int,
             continue
         cx, cy = x + dx, y + dy
         for px, py in mine:
-            if (cx - px) ** 2 + (cy - py) ** 2 < limit:
+            ex, ey = cx - px, cy - py
+            if ex * ex + ey * ey < limit:
                 break
         else:
             mine.append((cx, cy))

@@ -194,8 +194,8 @@ def _pack(candidates: list[tuple[int, int, int]], need: int,
         if len(mine) == need:
             break
         for px, py, ps in mine:
-            reach = size + ps + FLOWER_GAP
-            if (x - px) ** 2 + (y - py) ** 2 < reach * reach:
+            dx, dy, reach = x - px, y - py, size + ps + FLOWER_GAP
+            if dx * dx + dy * dy < reach * reach:
                 break
         else:
             mine.append((x, y, size))
