@@ -129,7 +129,7 @@ def _tints(scene: Scene, tinted: list[SceneObject], pal: _Palette,
         ImageDraw.Draw(layer).polygon(_flat(outline(obj)), fill=1 << bit)
         fills.append(layer)
         # Distinct bits: adding is a bitwise or.
-        canvas = layer if canvas is None else ImageChops.add_modulo(canvas, layer)
+        canvas = layer.copy() if canvas is None else ImageChops.add_modulo(canvas, layer)
     assert canvas is not None
     return canvas, fills
 
