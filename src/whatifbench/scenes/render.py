@@ -123,14 +123,15 @@ def _tints(scene: Scene, tinted: list[SceneObject], pal: _Palette,
         pal.append(composite(background, layers))
     size = (scene.width, scene.height)
     fills = []
-    canvas = None
     for bit, obj in enumerate(tinted):
         layer = Image.new("L", size, 0)
         ImageDraw.Draw(layer).polygon(_flat(outline(obj)), fill=1 << bit)
         fills.append(layer)
-        # Distinct bits: adding is a bitwise or.
-        canvas = layer.copy() if canvas is None else ImageChops.add_modulo(canvas, layer)
-    assert canvas is not None
+    # Distinct bits: adding is a bitwise or. The canvas is never one of the fills (they are
+    # the outlines' masks).
+    canvas = fills[0].copy() if len(fills) == 1 else fills[0]
+    for layer in fills[1:]:
+        canvas = ImageChops.add_modulo(canvas, layer)
     return canvas, fills
 
 
