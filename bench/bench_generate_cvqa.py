@@ -13,6 +13,12 @@ encoding the same images alone). Targets: generation <= 10 s for 3,000 images, r
 CPU seconds are printed too: on a machine shared with other jobs, wall-clock ratios also
 measure how much CPU the other jobs left us.
 
+Creating files can cost far more than writing them: on ext4, a new file's inode is looked
+for past every inode deleted in the last minute or more, so creating thousands of files right
+after thousands were deleted (a previous run's clean-up, other jobs' tests) costs up to ~1 ms
+of kernel CPU per file. The bench therefore deletes its folders only after the last run, and
+prints what creating one file costs in ``--dir`` before it starts.
+
     PYTHONPATH=src python bench/bench_generate_cvqa.py [--per-template 500] [--workers N]
                                                        [--dir DIR] [--repeat N]
 """
@@ -69,23 +75,33 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _once(args: argparse.Namespace) -> tuple[float, ...]:
-    """One measurement: generation, baseline encode, baseline save (wall and CPU each)."""
-    with tempfile.TemporaryDirectory(dir=args.dir, prefix=".bench-cvqa-") as tmp:
-        out = Path(tmp) / "suite"
-        cpu0 = _cpu()
-        t0 = time.perf_counter()
-        CvqaSyntheticGenerator.generate(out, per_template=args.per_template, seed=args.seed,
-                                        workers=args.workers)
-        generation = time.perf_counter() - t0
-        paths = sorted((out / "images").glob("*.png"))
-        own0 = time.process_time()
-        encode, encode_cpu = baseline(paths)
-        saved = Path(tmp) / "saved"
-        saved.mkdir()
-        save, save_cpu = baseline(paths, saved)
-        gen_cpu = _cpu() - cpu0 - (time.process_time() - own0)
-    return generation, gen_cpu, encode, encode_cpu, save, save_cpu, float(len(paths))
+def _once(args: argparse.Namespace, tmp: Path) -> tuple[float, ...]:
+    """One measurement in the fresh folder ``tmp``: generation, baseline encode, baseline save
+    (wall and CPU each), images, their megabytes."""
+    out = tmp / "suite"
+    cpu0 = _cpu()
+    t0 = time.perf_counter()
+    CvqaSyntheticGenerator.generate(out, per_template=args.per_template, seed=args.seed,
+                                    workers=args.workers)
+    generation = time.perf_counter() - t0
+    paths = sorted((out / "images").glob("*.png"))
+    own0 = time.process_time()
+    encode, encode_cpu = baseline(paths)
+    saved = tmp / "saved"
+    saved.mkdir()
+    save, save_cpu = baseline(paths, saved)
+    gen_cpu = _cpu() - cpu0 - (time.process_time() - own0)
+    megabytes = sum(p.stat().st_size for p in paths) / 1e6
+    return generation, gen_cpu, encode, encode_cpu, save, save_cpu, float(len(paths)), megabytes
+
+
+def create_cost(folder: Path, n: int = 300) -> float:
+    """Microseconds of CPU to create (and write a few bytes to) one new file in ``folder``."""
+    folder.mkdir()
+    c0 = time.process_time()
+    for i in range(n):
+        (folder / f"probe-{i:04d}.png").write_bytes(b"probe")
+    return 1e6 * (time.process_time() - c0) / n
 
 
 def main() -> None:
@@ -100,16 +116,22 @@ def main() -> None:
     args = parser.parse_args()
     load = os.getloadavg()[0]
     best: dict[str, float] = {}
-    for _ in range(args.repeat):
-        for key, value in zip(("generation", "gen_cpu", "encode", "encode_cpu", "save",
-                               "save_cpu", "n"), _once(args), strict=True):
-            best[key] = min(best.get(key, value), value)
+    keys = ("generation", "gen_cpu", "encode", "encode_cpu", "save", "save_cpu", "n", "mb")
+    # Every folder is deleted after the last run (see the module docstring).
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix=".bench-cvqa-") as tmp:
+        probe = create_cost(Path(tmp) / "probe")
+        for run in range(args.repeat):
+            folder = Path(tmp) / f"run-{run}"
+            folder.mkdir()
+            for key, value in zip(keys, _once(args, folder), strict=True):
+                best[key] = min(best.get(key, value), value)
     generation, gen_cpu, encode, encode_cpu, save, save_cpu = (
         best[k] for k in ("generation", "gen_cpu", "encode", "encode_cpu", "save", "save_cpu"))
     n = int(best["n"])
-    print(f"machine: {os.cpu_count()} CPUs, load average before the run {load:.2f}")
-    print(f"images: {n} ({args.per_template} per template), workers: {args.workers}, "
-          f"PNG settings: {PNG_OPTIONS}, best of {args.repeat} run(s)")
+    print(f"machine: {os.cpu_count()} CPUs, load average before the run {load:.2f}; creating a "
+          f"file in {Path(args.dir).resolve()} costs {probe:.0f} us of CPU")
+    print(f"images: {n} ({args.per_template} per template, {best['mb']:.1f} MB), workers: "
+          f"{args.workers}, PNG settings: {PNG_OPTIONS}, best of {args.repeat} run(s)")
     rows = (("generation (sample, render, encode, write, card)", generation, gen_cpu),
             ("baseline encode: same images, one process", encode, encode_cpu),
             ("baseline save: encode + write files, one process", save, save_cpu))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
@@ -175,6 +176,9 @@ class DatasetWriter:
 
     Use as a context manager; write images under ``self.images`` (or with ``add_image``), add
     items in order, then call ``finish``. If the block raises, nothing appears at ``out``.
+    ``add_image`` remembers the hash of the bytes it writes (do not change such files
+    afterwards); files written under ``self.images`` by other means are hashed in ``finish``.
+    Items are serialized when added (so that a generator's workers overlap with it).
     """
 
     def __init__(self, out: str | Path, overwrite: bool = False) -> None:
@@ -182,7 +186,10 @@ class DatasetWriter:
         self.overwrite = overwrite
         self._stack = ExitStack()
         self._items: list[Item] = []
+        self._lines: list[str] = []
         self._ids: set[str] = set()
+        self._hashes: dict[str, str] = {}
+        self._dirs: set[Path] = set()
         self.stage = Path()
         self.images = Path()
         self.card: Card | None = None
@@ -202,14 +209,19 @@ class DatasetWriter:
     def add_image(self, name: str, data: bytes) -> str:
         """Store image bytes as ``images/<name>``; return the item-relative path."""
         path = self.images / name
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self._dirs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._dirs.add(path.parent)
         path.write_bytes(data)
-        return f"{IMAGES}/{name}"
+        rel = f"{IMAGES}/{name}"
+        self._hashes[rel] = sha256_bytes(data)
+        return rel
 
     def add_item(self, item: Item) -> None:
-        """Append an item (ids must be unique)."""
+        """Append an item (ids must be unique); it is serialized now."""
         if item.id in self._ids:
             raise ValueError(f"duplicate item id {item.id!r}")
+        self._lines.append(dumps(item.to_json()) + "\n")
         self._ids.add(item.id)
         self._items.append(item)
 
@@ -222,12 +234,10 @@ class DatasetWriter:
                seed: int | None, counts: dict[str, Any] | None = None,
                extra: dict[str, Any] | None = None) -> Card:
         """Write ``items.jsonl`` and ``card.json`` (with hashes); the rename happens on exit."""
-        data = "".join(dumps(item.to_json()) + "\n" for item in self._items).encode("utf-8")
+        data = "".join(self._lines).encode("utf-8")
         (self.stage / ITEMS).write_bytes(data)
-        image_hashes = {
-            p.relative_to(self.stage).as_posix(): sha256_file(p)
-            for p in sorted(self.images.rglob("*")) if p.is_file()
-        }
+        image_hashes = {rel: self._hashes.get(rel) or sha256_file(self.stage / rel)
+                        for rel in self._image_files()}
         all_counts = count_items(self._items)
         all_counts.update(counts or {})
         self.card = Card(
@@ -244,6 +254,16 @@ class DatasetWriter:
             json.dumps(self.card.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
         return self.card
+
+    def _image_files(self) -> list[str]:
+        """Paths (relative to the dataset, ``/``-separated) of the files under ``images/``, in
+        path order."""
+        found = []
+        for folder, _, files in os.walk(self.images):
+            rel = Path(folder).relative_to(self.stage).as_posix()
+            found += [f"{rel}/{name}" for name in files
+                      if f"{rel}/{name}" in self._hashes or os.path.isfile(Path(folder, name))]
+        return sorted(found, key=lambda rel: rel.split("/"))
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:

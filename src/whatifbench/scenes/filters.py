@@ -72,30 +72,36 @@ def scene_problems(scene: Scene, gap: float = GAP) -> list[str]:
     """Why objects could be hidden or misread: off the canvas, overlapping, on a line."""
     table = containment(scene)
     objects = scene.objects
-    solid = [i for i, o in enumerate(objects) if not o.is_container]
     problems = []
-    for o in objects:
-        if o.is_container:
-            x0, y0, x1, y1 = object_bbox(o)
-            if x0 < 0 or y0 < 0 or x1 > scene.width - 1 or y1 > scene.height - 1:
-                problems.append(f"{o.id} leaves the canvas")
+    solid = []
+    for i, o in enumerate(objects):
+        if not o.is_container:
+            solid.append(i)
+            continue
+        x0, y0, x1, y1 = object_bbox(o)
+        if x0 < 0 or y0 < 0 or x1 > scene.width - 1 or y1 > scene.height - 1:
+            problems.append(f"{o.id} leaves the canvas")
     if solid:
         xs, ys, reach = table.xs[solid], table.ys[solid], table.reach[solid]
         out = (xs - reach < 0) | (ys - reach < 0) | (xs + reach > scene.width - 1) | (
             ys + reach > scene.height - 1)
-        problems += [f"{objects[solid[i]].id} leaves the canvas"
-                     for i in np.flatnonzero(out).tolist()]
+        if out.any():
+            problems += [f"{objects[solid[i]].id} leaves the canvas"
+                         for i in np.flatnonzero(out).tolist()]
         dist = np.hypot(xs[:, None] - xs[None, :], ys[:, None] - ys[None, :])
-        near = np.triu(dist < reach[:, None] + reach[None, :] + gap, k=1)
-        for i, j in zip(*np.nonzero(near), strict=True):
-            a, b = objects[solid[i]], objects[solid[j]]
-            if overlaps(a, b, gap):
-                problems.append(f"{a.id} overlaps {b.id}")
+        first, second = np.nonzero(dist < reach[:, None] + reach[None, :] + gap)
+        pair = first < second
+        if pair.any():
+            for i, j in zip(first[pair].tolist(), second[pair].tolist(), strict=True):
+                a, b = objects[solid[i]], objects[solid[j]]
+                if overlaps(a, b, gap):
+                    problems.append(f"{a.id} overlaps {b.id}")
         if table.cols:
-            touching = np.nonzero(table.clearance[solid] < gap)
-            names = list(table.cols)
-            problems += [f"{objects[solid[i]].id} touches the line of {names[j]}"
-                         for i, j in zip(*touching, strict=True)]
+            near = table.clearance[solid] < gap
+            if near.any():
+                names = list(table.cols)
+                problems += [f"{objects[solid[i]].id} touches the line of {names[j]}"
+                             for i, j in zip(*np.nonzero(near), strict=True)]
     return problems
 
 

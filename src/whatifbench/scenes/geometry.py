@@ -328,11 +328,13 @@ def _containment(scene: Scene) -> Containment:
                                                   axis=1)
         crossings = np.add.reduceat(_ray_crossings(xs, ys, edges_all), starts, axis=1)
         inside[:, polys] = crossings % 2 == 1
-    for j, c in enumerate(containers):
-        if is_round(c):
-            dist = np.hypot(xs - c.x, ys - c.y)
-            inside[:, j] = dist < c.size * c.sx
-            clearance[:, j] = np.abs(dist - c.size * c.sx)
+    rounds = [j for j, c in enumerate(containers) if is_round(c)]
+    if rounds and objects:  # every round container at once
+        cx, cy, radius = np.array([(containers[j].x, containers[j].y,
+                                    containers[j].size * containers[j].sx) for j in rounds]).T
+        dist = np.hypot(xs[:, None] - cx, ys[:, None] - cy)
+        inside[:, rounds] = dist < radius
+        clearance[:, rounds] = np.abs(dist - radius)
     clearance -= reach[:, None] + np.array([c.line_width for c in containers], dtype=float)
     rows = {o.id: i for i, o in enumerate(objects)}
     cols = {c.id: j for j, c in enumerate(containers)}

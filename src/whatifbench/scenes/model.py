@@ -119,11 +119,12 @@ class Scene:
     """Derived data computed on demand (e.g. the containment table); not part of the scene."""
 
     def __post_init__(self) -> None:
-        seen: set[str] = set()
-        for obj in self.objects:
-            if obj.id in seen:
-                raise SceneError(f"duplicate object id {obj.id!r}")
-            seen.add(obj.id)
+        if len({obj.id for obj in self.objects}) != len(self.objects):
+            seen: set[str] = set()
+            for obj in self.objects:
+                if obj.id in seen:
+                    raise SceneError(f"duplicate object id {obj.id!r}")
+                seen.add(obj.id)
         if self.background not in COLORS:
             raise SceneError(f"unknown background colour {self.background!r}")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 from functools import lru_cache
+from typing import Any
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
@@ -35,6 +36,14 @@ class _Palette:
     def __init__(self) -> None:
         self.colors: list[RGB] = []
         self._index: dict[RGB, int] = {}
+        self._named: dict[str, int] = {}
+
+    def ink(self, name: str) -> int:
+        """The index of a named colour."""
+        found = self._named.get(name)
+        if found is None:
+            found = self._named[name] = self.index(rgb(name))
+        return found
 
     def index(self, color: RGB) -> int:
         if color not in self._index:
@@ -70,11 +79,11 @@ def render(scene: Scene) -> Image.Image:
     background = rgb(scene.background)
     size = (scene.width, scene.height)
     tinted = [o for o in scene.objects if o.style == "tinted"]
-    img = _tints(scene, tinted, pal, background) if tinted else Image.new(
-        "L", size, pal.index(background))
+    img, fills = _tints(scene, tinted, pal, background) if tinted else (Image.new(
+        "L", size, pal.index(background)), [])
     draw = ImageDraw.Draw(img)
-    for obj in tinted:
-        draw.polygon(_flat(outline(obj)), outline=pal.index(rgb(obj.color)), width=obj.line_width)
+    for obj, fill in zip(tinted, fills, strict=True):
+        _inner_outline(draw, obj, pal.ink(obj.color), fill)
     for obj in scene.objects:
         if obj.style != "tinted":
             _draw(img, draw, obj, pal)
@@ -99,8 +108,9 @@ def _flat(points: tuple[tuple[float, float], ...] | list[tuple[float, float]]) -
 
 
 def _tints(scene: Scene, tinted: list[SceneObject], pal: _Palette,
-           background: RGB) -> Image.Image:
-    """Index canvas of the background seen through every combination of tinted regions.
+           background: RGB) -> tuple[Image.Image, list[Image.Image]]:
+    """Index canvas of the background seen through every combination of tinted regions, and
+    each tinted object's fill (non-zero inside it).
 
     Palette index ``c`` (for ``c < 2**len(tinted)``) is the combination whose bits name the
     tinted objects covering a pixel, so adding each object's bit where it lies gives the canvas.
@@ -112,13 +122,32 @@ def _tints(scene: Scene, tinted: list[SceneObject], pal: _Palette,
         layers = [c for bit, c in enumerate(colors) if combo >> bit & 1]
         pal.append(composite(background, layers))
     size = (scene.width, scene.height)
-    canvas = Image.new("L", size, 0)
+    fills = []
     for bit, obj in enumerate(tinted):
-        layer = canvas if bit == 0 else Image.new("L", size, 0)
+        layer = Image.new("L", size, 0)
         ImageDraw.Draw(layer).polygon(_flat(outline(obj)), fill=1 << bit)
-        if bit:
-            canvas = ImageChops.add_modulo(canvas, layer)  # distinct bits: a bitwise or
-    return canvas
+        fills.append(layer)
+    # Distinct bits: adding is a bitwise or. The canvas is never one of the fills (they are
+    # the outlines' masks).
+    canvas = fills[0].copy() if len(fills) == 1 else fills[0]
+    for layer in fills[1:]:
+        canvas = ImageChops.add_modulo(canvas, layer)
+    return canvas, fills
+
+
+def _inner_outline(draw: ImageDraw.ImageDraw, obj: SceneObject, ink: int,
+                   fill: Image.Image) -> None:
+    """``draw.polygon(outline, outline=ink, width=obj.line_width)``: a line inside the
+    polygon. PIL draws a wide outline through a mask of the polygon's fill, which it makes
+    from scratch; ``fill`` (drawn for the tint) is that mask already, which halves the cost."""
+    xy = _flat(outline(obj))
+    if obj.line_width > 1:
+        try:  # PIL's own call for wide outlines, with the fill we have (same pixels)
+            draw.draw.draw_polygon(xy, ink, 0, 2 * obj.line_width - 1, fill.im)
+            return
+        except TypeError:  # a PIL without masked polygon outlines
+            pass
+    draw.polygon(xy, outline=ink, width=obj.line_width)
 
 
 def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _Palette) -> None:
@@ -127,7 +156,7 @@ def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _P
         if obj.label:
             _label(draw, obj, pal)
         return
-    color = pal.index(rgb(obj.color))
+    color = pal.ink(obj.color)
     if is_round(obj):
         r = obj.size * obj.sx
         box = (obj.x - r, obj.y - r, obj.x + r, obj.y + r)
@@ -144,7 +173,7 @@ def _draw(img: Image.Image, draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _P
 
 
 def _label(draw: ImageDraw.ImageDraw, obj: SceneObject, pal: _Palette) -> None:
-    ink = pal.index(rgb("white" if obj.color == "black" and obj.style == "solid" else "black"))
+    ink = pal.ink("white" if obj.color == "black" and obj.style == "solid" else "black")
     draw.text((obj.x, obj.y), obj.label or "", fill=ink, anchor="mm", font=_font())
 
 
@@ -157,13 +186,14 @@ def _paste_flower(img: Image.Image, obj: SceneObject, pal: _Palette) -> None:
     for role, mask in masks:
         name = obj.color if role == "petal" else (obj.accent if role == "centre" and obj.accent
                                                   else ROLE_COLORS[role])
-        core.paste(pal.index(rgb(name)), box, mask.im)
+        core.paste(pal.ink(name), box, mask)
 
 
 @lru_cache(maxsize=4096)
 def _flower_masks(kind: str, size: float, angle: float, sx: float,
-                  sy: float) -> tuple[int, tuple[tuple[str, Image.Image], ...]]:
-    """Masks of a flower's colour roles, centred in a square of side ``2 * half + 1``."""
+                  sy: float) -> tuple[int, tuple[tuple[str, Any], ...]]:
+    """Masks (PIL image cores) of a flower's colour roles, centred in a square of side
+    ``2 * half + 1``."""
     probe = SceneObject("sprite", "flower", "red", 0.0, 0.0, size, angle, sx, sy, variant=kind)
     half = math.ceil(footprint(probe)) + 1
     masks: dict[str, Image.Image] = {}
@@ -171,7 +201,7 @@ def _flower_masks(kind: str, size: float, angle: float, sx: float,
         mask = masks.setdefault(role, Image.new("1", (2 * half + 1, 2 * half + 1), 0))
         pts = [(x + half, y + half) for x, y in transform(probe, unit)]
         ImageDraw.Draw(mask).polygon(_flat(pts), fill=1)
-    return half, tuple(masks.items())
+    return half, tuple((role, mask.im) for role, mask in masks.items())
 
 
 @lru_cache(maxsize=1)

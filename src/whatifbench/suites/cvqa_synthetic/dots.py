@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
-from whatifbench.scenes.filters import POSITION_TIE
+from whatifbench.scenes.filters import POSITION_TIE, leaks
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import RELEASE_COLORS
+from whatifbench.suites.cvqa_synthetic.templates import RANGES, TOP_RIGHT_PREMISE
 
 CANVAS = 512
 LINE = 3
@@ -33,7 +34,8 @@ def _circles(rng: random.Random) -> list[tuple[int, int, int]]:
             x = r + 4 + int(rng.random() * span)
             y = r + 4 + int(rng.random() * span)
             for px, py, pr in placed:
-                if (x - px) ** 2 + (y - py) ** 2 < (r + pr + CIRCLE_GAP) ** 2:
+                dx, dy, apart = x - px, y - py, r + pr + CIRCLE_GAP
+                if dx * dx + dy * dy < apart * apart:
                     break
             else:
                 placed.append((x, y, r))
@@ -84,7 +86,8 @@ def _dots(rng: random.Random, x: int, y: int, r: int, n: int) -> list[tuple[int,
             continue
         cx, cy = x + dx, y + dy
         for px, py in mine:
-            if (cx - px) ** 2 + (cy - py) ** 2 < limit:
+            ex, ey = cx - px, cy - py
+            if ex * ex + ey * ey < limit:
                 break
         else:
             mine.append((cx, cy))
@@ -118,6 +121,21 @@ def top_right_ok(circles: list[tuple[int, int, int]]) -> bool:
     return _cut(rest, 1, 3, 1) is not None
 
 
+def top_right_answers(circles: list[tuple[int, int, int]],
+                      want: list[int]) -> tuple[int, int] | None:
+    """Template 5: the dots in the top three circles before and after the two rightmost are
+    removed, for the counts ``want`` (``None`` when a cut is unclear). A cheap early test on
+    drawn counts; the answers themselves come from the programs on the finished scene."""
+    top, right = _cut(circles, 1, 3, 1), _cut(circles, 0, 2, -1)
+    if top is None or right is None:
+        return None
+    rest = [i for i in range(len(circles)) if i not in right]
+    top_rest = _cut([circles[i] for i in rest], 1, 3, 1)
+    if top_rest is None:
+        return None
+    return sum(want[i] for i in top), sum(want[rest[k]] for k in top_rest)
+
+
 def dot_scene(template: int, rng: random.Random) -> Scene:
     """A dot scene for template 4–6."""
     while True:
@@ -127,6 +145,12 @@ def dot_scene(template: int, rng: random.Random) -> Scene:
         want = counts(template, [r for _, _, r in circles], rng)
         if want is None:
             continue
+        if template == 5:  # skip counts whose answers would be rejected
+            (o_lo, o_hi), (c_lo, c_hi) = RANGES[5]
+            found = top_right_answers(circles, want)
+            if found is None or not (o_lo <= found[0] <= o_hi and c_lo <= found[1] <= c_hi) \
+                    or found[0] == found[1] or leaks(TOP_RIGHT_PREMISE, found[1]):
+                continue
         dots: list[tuple[int, int]] = []
         for (x, y, r), n in zip(circles, want, strict=True):
             placed = _dots(rng, x, y, r, n)

@@ -14,7 +14,7 @@ import random
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
-from whatifbench.scenes.geometry import outline
+from whatifbench.scenes.geometry import edge_array, outline
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import RELEASE_COLORS
 from whatifbench.scenes.shapes import FLOWER_KINDS
@@ -28,19 +28,25 @@ EDGE_GAP = 3
 both sides of the edge)."""
 EDGE_CLEARANCE = max(FLOWER_SIZES) + LINE + EDGE_GAP
 """Least distance from a flower's centre to a polygon edge."""
-RASTER = 2
-"""Downscaling of the coarse map used to pick candidate positions."""
-SAFETY = RASTER
-"""Extra pixels of the coarse edge band (raster rounding); the finished scene is checked
-exactly by the validity filters."""
+BORDER = max(FLOWER_SIZES) + 2
+"""Least distance from a flower's centre to the canvas edge."""
+CELL = 8
+"""Cell size (pixels) of the coarse region map candidates are drawn from."""
 FLOWER_GAP = 3
 """Least gap between two flowers, in pixels."""
 POLYGON_RADII = (150.0, 195.0)
 """Range of a polygon's bounding radius, in pixels."""
-CANDIDATES = 2500
-"""Random candidate positions drawn per placement attempt."""
+AREA_PER_FLOWER = 300
+"""Least region area (pixels, edge bands included) per flower asked of it; smaller regions
+make a redraw."""
+TRIES_PER_FLOWER = 6
+"""Candidate positions drawn per flower asked of a region (and a few more), per round."""
+ROUNDS = 4
+"""Rounds of candidates for a crowded region before the polygons are redrawn."""
 PETAL_COLORS = ("red", "pink", "purple", "orange", "blue", "yellow")
 CENTRE_COLORS = ("yellow", "orange", "brown", "black")
+ACCENTS = {c: tuple(a for a in CENTRE_COLORS if a != c) for c in PETAL_COLORS}
+"""Centre colours that differ from each petal colour."""
 
 REGIONS = ("A", "AB", "B", "0")
 """Inside the asked polygon only, inside both, inside the other only, outside both."""
@@ -88,104 +94,133 @@ def _polygons(rng: random.Random) -> tuple[SceneObject, SceneObject]:
                     random_polygon(rng, "polygon-2", c2, x2, y2, r2))
 
 
-def _raster(p1: SceneObject, p2: SceneObject) -> np.ndarray:
-    """Coarse map (``1 / RASTER`` resolution): bit 0 inside ``p1``, bit 1 inside ``p2``, bit 2
-    within ``EDGE_CLEARANCE + SAFETY`` pixels of an edge."""
-    size = (CANVAS // RASTER, CANVAS // RASTER)
-    near = Image.new("L", size, 0)
-    band = ImageDraw.Draw(near)
-    reach = (EDGE_CLEARANCE + SAFETY) / RASTER
+OFF_CANVAS = 4
+"""Region-map value of the cells along the canvas border (no flower centre goes there)."""
+
+
+def _regions(p1: SceneObject, p2: SceneObject) -> Image.Image:
+    """Coarse region map, one value per ``CELL`` × ``CELL`` cell (by its centre): bit 0 inside
+    ``p1``, bit 1 inside ``p2``; ``OFF_CANVAS`` along the border."""
+    n = CANVAS // CELL
     layers = []
-    for value, poly in ((1, p1), (2, p2)):
-        pts = [(x / RASTER, y / RASTER) for x, y in outline(poly)]
-        layer = Image.new("L", size, 0)
+    for value, poly in enumerate((p1, p2), start=1):
+        layer = Image.new("L", (n, n), 0)
+        pts = [(x / CELL - 0.5, y / CELL - 0.5) for x, y in outline(poly)]
         ImageDraw.Draw(layer).polygon(pts, fill=value)
         layers.append(layer)
-        band.line([*pts, pts[0]], fill=4, width=round(2 * reach) + 1)
-        for x, y in pts:  # round joints
-            band.ellipse((x - reach, y - reach, x + reach, y + reach), fill=4)
-    # The three layers hold distinct bits, so adding them is a bitwise or.
-    both = ImageChops.add_modulo(layers[0], layers[1])
-    return np.asarray(ImageChops.add_modulo(both, near))
+    regions = ImageChops.add_modulo(layers[0], layers[1])  # distinct bits: a bitwise or
+    ImageDraw.Draw(regions).rectangle((0, 0, n - 1, n - 1), outline=OFF_CANVAS,
+                                      width=math.ceil(BORDER / CELL))
+    return regions
 
 
-def _place(nprng: np.random.Generator, p1: SceneObject, p2: SceneObject, asked: int,
+def _place(rng: random.Random, p1: SceneObject, p2: SceneObject, asked: int,
            want: dict[str, int]) -> list[tuple[int, int, int]] | None:
-    """Flower centres and radii meeting the quotas, or ``None`` when the regions are too small.
+    """Flower centres and radii meeting the quotas, or ``None`` when the regions are too small
+    or too crowded for them.
 
-    Candidates are looked up in a coarse raster (region, and a band around the edges that is
-    wider than any flower needs); flowers are then accepted greedily when clear of the others.
-    The exact check against the edges is the engine's ``scene_problems`` on the finished scene.
+    Each region's candidates are drawn uniformly from its cells of a coarse region map; those
+    nearer a polygon edge than their radius + ``LINE`` + ``EDGE_GAP`` (exact distance) are
+    dropped, which also leaves only points whose cell cannot be on the wrong side of an edge.
+    The rest are accepted greedily when clear of the flowers already placed, with more
+    candidates for a crowded region. The engine's ``scene_problems`` checks the finished scene
+    again.
     """
-    border = max(FLOWER_SIZES) + 2
-    u = nprng.random((3, CANDIDATES))
-    xs = (border + u[0] * (CANVAS - 2 * border)).astype(np.int64)
-    ys = (border + u[1] * (CANVAS - 2 * border)).astype(np.int64)
-    sizes = np.asarray(FLOWER_SIZES)[(u[2] * len(FLOWER_SIZES)).astype(np.int64)]
-    value = _raster(p1, p2)[ys // RASTER, xs // RASTER]
-    label = {"AB": 3, "0": 0, "A": 1 if asked == 0 else 2, "B": 2 if asked == 0 else 1}
-    pools = {region: np.flatnonzero(value == label[region]) for region in REGIONS}
-    if any(len(pools[r]) < 2 * want[r] for r in REGIONS):
-        return None  # a region is too small: do not try
+    coarse = _regions(p1, p2)
+    counts = coarse.histogram()
+    value = {"AB": 3, "0": 0, "A": 1 if asked == 0 else 2, "B": 2 if asked == 0 else 1}
+    regions = [r for r in REGIONS if want[r]]
+    if any(counts[value[r]] * CELL * CELL < want[r] * AREA_PER_FLOWER for r in regions):
+        return None
+    cells = np.argsort(np.asarray(coarse).ravel(), kind="stable")  # grouped by value
+    starts = [sum(counts[:v]) for v in range(OFF_CANVAS)]
+    edges = np.vstack([edge_array(p1), edge_array(p2)])
+    tries = [TRIES_PER_FLOWER * want[r] + 4 for r in regions]
+    firsts = [starts[value[r]] for r in regions]
+    spans = [counts[value[r]] for r in regions]
+    groups = _candidates(rng, cells, firsts, spans, tries, edges)
     placed: list[tuple[int, int, int]] = []
-    for region in REGIONS:
-        need = want[region]
-        if not need:
-            continue
-        pool = pools[region]
-        mine = _pack(xs[pool].tolist(), ys[pool].tolist(), sizes[pool].tolist(), need)
-        for _ in range(2):  # packing is random: a dense region may need another order
-            if mine is not None:
+    for i, region in enumerate(regions):
+        mine = _pack(groups[i], want[region], [])
+        for _ in range(ROUNDS - 1):  # a crowded region: more candidates
+            if len(mine) == want[region]:
                 break
-            order = nprng.permutation(len(pool))
-            mine = _pack(xs[pool][order].tolist(), ys[pool][order].tolist(),
-                         sizes[pool][order].tolist(), need)
-        if mine is None:
+            more = _candidates(rng, cells, firsts[i:i + 1], spans[i:i + 1], tries[i:i + 1], edges)
+            mine = _pack(more[0], want[region], mine)
+        if len(mine) < want[region]:
             return None
         placed += mine
     return placed
 
 
-def _pack(xs: list[int], ys: list[int], sizes: list[int],
-          need: int) -> list[tuple[int, int, int]] | None:
-    """The first ``need`` candidates (in order) that keep ``FLOWER_GAP`` from each other."""
-    mine: list[tuple[int, int, int]] = []
-    for x, y, size in zip(xs, ys, sizes, strict=True):
+def _candidates(rng: random.Random, cells: np.ndarray, firsts: list[int], spans: list[int],
+                tries: list[int], edges: np.ndarray) -> list[list[tuple[int, int, int]]]:
+    """Per region ``i``, ``tries[i]`` random positions (uniform over the pixels of the cells
+    ``cells[firsts[i]:][:spans[i]]``) with random radii, less those too near an edge."""
+    total = sum(tries)
+    noise = np.frombuffer(rng.randbytes(8 * total), dtype="<u4").reshape(total, 2)
+    first = np.repeat(firsts, tries)
+    span = np.repeat(np.asarray(spans, dtype=np.uint64), tries)
+    cell = cells[first + (noise[:, 0].astype(np.uint64) * span >> np.uint64(32)).astype(np.intp)]
+    bits = noise[:, 1]
+    side = CANVAS // CELL
+    xs = cell % side * CELL + (bits & 0xFF) % CELL
+    ys = cell // side * CELL + (bits >> 8 & 0xFF) % CELL
+    radii = np.asarray(FLOWER_SIZES)[(bits >> 16 & 0xFF) % len(FLOWER_SIZES)]
+    keep = _edge_distance2(xs, ys, edges) >= (radii + (LINE + EDGE_GAP)) ** 2
+    kept = np.add.reduceat(keep, np.cumsum([0, *tries[:-1]])).tolist()
+    rows = list(zip(xs[keep].tolist(), ys[keep].tolist(), radii[keep].tolist(), strict=True))
+    bounds = np.cumsum([0, *kept]).tolist()
+    return [rows[bounds[i]:bounds[i + 1]] for i in range(len(tries))]
+
+
+def _edge_distance2(xs: np.ndarray, ys: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Squared distance from each point to the nearest of ``edges`` (rows ``x1, y1, x2, y2``)."""
+    x1, y1 = edges[:, 0], edges[:, 1]
+    dx, dy = edges[:, 2] - x1, edges[:, 3] - y1
+    px, py = xs[:, None] - x1, ys[:, None] - y1
+    t = np.clip((px * dx + py * dy) / np.maximum(dx * dx + dy * dy, 1e-12), 0.0, 1.0)
+    px -= t * dx
+    py -= t * dy
+    return (px * px + py * py).min(axis=1)
+
+
+def _pack(candidates: list[tuple[int, int, int]], need: int,
+          mine: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """``mine`` and then candidates (in order) that keep ``FLOWER_GAP`` from each other, up to
+    ``need`` flowers."""
+    mine = list(mine)
+    for x, y, size in candidates:
+        if len(mine) == need:
+            break
         for px, py, ps in mine:
-            reach = size + ps + FLOWER_GAP
-            if (x - px) ** 2 + (y - py) ** 2 < reach * reach:
+            dx, dy, reach = x - px, y - py, size + ps + FLOWER_GAP
+            if dx * dx + dy * dy < reach * reach:
                 break
         else:
             mine.append((x, y, size))
-            if len(mine) == need:
-                return mine
-    return None
+    return mine
 
 
 def flower_scene(template: int, rng: random.Random) -> tuple[Scene, str, str]:
     """A flower scene for template 1–3 and the (asked, other) polygon colours."""
     want = quotas(template, rng)
-    nprng = np.random.default_rng(rng.getrandbits(64))
     while True:
         p1, p2 = _polygons(rng)
         asked = rng.randrange(2)
-        placed = _place(nprng, p1, p2, asked, want)
+        placed = _place(rng, p1, p2, asked, want)
         if placed is not None:
             break
     rng.shuffle(placed)
-    n = len(placed)
-    looks = zip(nprng.integers(0, len(PETAL_COLORS), n).tolist(),
-                nprng.random(n).tolist(),
-                nprng.integers(0, 24, n).tolist(), nprng.integers(0, len(FLOWER_KINDS), n).tolist(),
-                strict=True)
+    looks = rng.randbytes(4 * len(placed))  # petal colour, centre colour, turn, kind
     flowers = []
-    for i, ((x, y, size), (petal, centre, turn, kind)) in enumerate(zip(placed, looks,
-                                                                       strict=True), start=1):
-        color = PETAL_COLORS[petal]
-        accents = [c for c in CENTRE_COLORS if c != color]
-        accent = accents[int(centre * len(accents))]
-        flowers.append(SceneObject(f"flower-{i}", "flower", color, float(x), float(y),
-                                   float(size), angle=15.0 * turn, variant=FLOWER_KINDS[kind],
-                                   accent=accent))
+    for i, (x, y, size) in enumerate(placed):
+        petal, centre, turn, kind = looks[4 * i:4 * i + 4]
+        color = PETAL_COLORS[petal * len(PETAL_COLORS) >> 8]
+        accents = ACCENTS[color]
+        flowers.append(SceneObject(
+            f"flower-{i + 1}", "flower", color, float(x), float(y), float(size),
+            angle=15.0 * (turn * 24 >> 8), variant=FLOWER_KINDS[kind * len(FLOWER_KINDS) >> 8],
+            accent=accents[centre * len(accents) >> 8]))
     colors = (p1.color, p2.color) if asked == 0 else (p2.color, p1.color)
     return Scene(CANVAS, CANVAS, (p1, p2, *flowers)), colors[0], colors[1]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import hashlib
 import multiprocessing
 import os
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +22,12 @@ from whatifbench.errors import WhatifError
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
-from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Built, Job, build
+from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Built, Job, build_all
 from whatifbench.suites.cvqa_synthetic.templates import TEMPLATES
 
 ROLES = ("original", "counterfactual")
+BATCH = 16
+"""Most images per batch handed to a worker (see ``run_jobs``)."""
 
 
 def plan(per_template: int, seed: int, intervened: bool = False,
@@ -61,45 +65,88 @@ def default_workers() -> int:
 def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Built]:
     """Build every job (in parallel when ``workers`` > 1), yielding results in job order.
 
+    Jobs go out in batches (``build_all`` makes a batch phase by phase, on warm caches).
     Workers only compute; the caller writes the files (one writer: file systems often handle
     one process creating files much better than several at once).
     """
     reuse_image_memory()  # inherited by the worker processes
-    if workers <= 1 or len(jobs) < 2 * workers:
-        yield from map(build, jobs)
+    batches = split(jobs, workers)
+    if workers <= 1 or len(batches) < 2:
+        for batch in batches:
+            yield from build_all(batch)
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunk = max(1, min(32, len(jobs) // (workers * 8)))
-    with context.Pool(workers) as pool:
-        yield from pool.imap(build, jobs, chunksize=chunk)
+    # Workers leave what they inherit out of garbage collection: full collections would
+    # otherwise walk every imported module's objects again and again.
+    with context.Pool(workers, initializer=gc.freeze) as pool:
+        for built in pool.imap(build_all, batches):
+            yield from built
 
 
-def balance(items: Sequence[Item]) -> dict[str, Any]:
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while this process gathers thousands of items (they
+    hold no cycles, and full collections over them cost more than they free)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def split(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:
+    """Batches of at most ``BATCH`` jobs, at least four per worker, and smaller ones at the end
+    (so that the workers finish together)."""
+    size = max(1, min(BATCH, len(jobs) // (4 * workers)))
+    small = max(1, size // 4)
+    cut = max(0, len(jobs) - 2 * workers * size) // size * size
+    return ([jobs[i:i + size] for i in range(0, cut, size)]
+            + [jobs[i:i + small] for i in range(cut, len(jobs), small)])
+
+
+class Tally:
+    """The card's balance figures, gathered item by item (while workers are still busy)."""
+
+    def __init__(self) -> None:
+        self.letters: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
+        self.ranks: dict[str, Counter[int]] = {role: Counter() for role in ROLES}
+        self.ranges: dict[str, dict[str, list[int]]] = {}
+        self.removed: dict[str, list[int]] = {}
+
+    def add(self, items: Iterable[Item]) -> None:
+        """Count more items."""
+        for item in items:
+            role, group = item.role or "", item.group or ""
+            self.letters[role][LETTERS[item.target_index]] += 1
+            value = int(item.target)
+            self.ranks[role][sorted(int(c) for c in item.choices).index(value)] += 1
+            low_high = self.ranges.setdefault(group, {}).setdefault(role, [value, value])
+            low_high[0], low_high[1] = min(low_high[0], value), max(low_high[1], value)
+            n = item.provenance.get("params", {}).get("n")
+            if n is not None and role == "counterfactual":
+                span = self.removed.setdefault(group, [n, n])
+                span[0], span[1] = min(span[0], n), max(span[1], n)
+
+    def summary(self) -> dict[str, Any]:
+        """See ``balance``."""
+        shares = {role: {letter: round(100 * counts[letter] / max(1, sum(counts.values())), 2)
+                         for letter in LETTERS} for role, counts in self.letters.items()}
+        rank_shares = {role: {str(r): round(100 * counts[r] / max(1, sum(counts.values())), 2)
+                              for r in range(4)} for role, counts in self.ranks.items()}
+        return {"letter_share_percent": shares, "value_rank_share_percent": rank_shares,
+                "answer_ranges": dict(sorted(self.ranges.items())),
+                "n_ranges": dict(sorted(self.removed.items()))}
+
+
+def balance(items: Iterable[Item]) -> dict[str, Any]:
     """Letter shares and shares of the correct value's rank among the options (0: smallest)
     per role (percent), answer ranges per template and role, N ranges."""
-    letters: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
-    ranks: dict[str, Counter[int]] = {role: Counter() for role in ROLES}
-    ranges: dict[str, dict[str, list[int]]] = {}
-    removed: dict[str, list[int]] = {}
-    for item in items:
-        role, group = item.role or "", item.group or ""
-        letters[role][LETTERS[item.target_index]] += 1
-        value = int(item.target)
-        ranks[role][sorted(int(c) for c in item.choices).index(value)] += 1
-        low_high = ranges.setdefault(group, {}).setdefault(role, [value, value])
-        low_high[0], low_high[1] = min(low_high[0], value), max(low_high[1], value)
-        n = item.provenance.get("params", {}).get("n")
-        if n is not None and role == "counterfactual":
-            span = removed.setdefault(group, [n, n])
-            span[0], span[1] = min(span[0], n), max(span[1], n)
-    shares = {role: {letter: round(100 * counts[letter] / max(1, sum(counts.values())), 2)
-                     for letter in LETTERS} for role, counts in letters.items()}
-    rank_shares = {role: {str(r): round(100 * counts[r] / max(1, sum(counts.values())), 2)
-                          for r in range(4)} for role, counts in ranks.items()}
-    return {"letter_share_percent": shares, "value_rank_share_percent": rank_shares,
-            "answer_ranges": dict(sorted(ranges.items())),
-            "n_ranges": dict(sorted(removed.items()))}
+    tally = Tally()
+    tally.add(items)
+    return tally.summary()
 
 
 @register("generator", "cvqa-synthetic")
@@ -123,19 +170,19 @@ class CvqaSyntheticGenerator:
         if workers is not None and workers < 1:
             raise WhatifError(f"--workers must be at least 1, got {workers}.")
         jobs = plan(per_template, seed, intervened, balanced_values)
-        with DatasetWriter(out, overwrite) as writer:
-            items: list[Item] = []
+        with DatasetWriter(out, overwrite) as writer, _collector_paused():
+            tally = Tally()
             for built in run_jobs(jobs, workers or default_workers()):
                 for name, data in built.files:
                     writer.add_image(name, data)
-                items += built.items
-            writer.add_items(items)
+                writer.add_items(built.items)
+                tally.add(built.items)
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
                       "intervened_images": intervened, "balanced_values": balanced_values}
             card = writer.finish(
                 name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
-                extra={"balance": balance(items)})
+                extra={"balance": tally.summary()})
         return card
 
     @staticmethod

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from whatifbench.scenes.geometry import inside_table
 from whatifbench.scenes.interventions import Intervention, Recolor, Remove, apply_all
 from whatifbench.scenes.model import Scene
@@ -30,6 +32,10 @@ RANGES: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {
     6: ((4, 8), (2, 7)),
 }
 """(original, counterfactual) answer ranges of the release, per template."""
+
+TOP_RIGHT_PREMISE = ("if the two rightmost circles and dots in them were removed from the "
+                     "circles")
+"""Template 5's premise."""
 
 N_RANGES = {2: (1, 22), 4: (1, 30)}
 """Range of N (flowers / dots removed) in the release."""
@@ -153,7 +159,7 @@ def template_4(removed: tuple[str, ...]) -> Instance:
 def template_5() -> Instance:
     """Dots in the top three circles / … if the two rightmost circles were removed."""
     program = Count(Where(shape="dot", within=TOP_THREE))
-    premise = "if the two rightmost circles and dots in them were removed from the circles"
+    premise = TOP_RIGHT_PREMISE
     removal = Remove(Union((RIGHTMOST_TWO, Where(shape="dot", within=RIGHTMOST_TWO))))
     return Instance(
         5, "How many dots are there in the top three circles together?",
@@ -178,10 +184,9 @@ def regions(scene: Scene, color: str, other: str) -> dict[str, int]:
     flowers = Where(shape="flower").select(scene)
     table = inside_table(scene, flowers, [*polygons(color).select(scene),
                                           *polygons(other).select(scene)])
-    mine, theirs = table[:, 0].tolist(), table[:, 1].tolist()
-    pairs = list(zip(mine, theirs, strict=True))
-    return {"only": pairs.count((True, False)), "both": pairs.count((True, True)),
-            "other": pairs.count((False, True)), "none": pairs.count((False, False))}
+    none, only, other_only, both = np.bincount(table[:, 0] + 2 * table[:, 1].astype(np.intp),
+                                               minlength=4).tolist()
+    return {"only": only, "both": both, "other": other_only, "none": none}
 
 
 def explain(instance: Instance, scene: Scene, after: Scene, answers: tuple[int, int],
