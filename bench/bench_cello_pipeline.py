@@ -4,7 +4,7 @@ Prints, for N scene graphs (default 3000, about 21 objects and 18 relationships 
 of each stage and its ratio to a baseline measured in the same run (``json.loads`` of the file),
 plus the extrapolation to Visual Genome's 108,077 images.
 
-    PYTHONPATH=src python bench/cello_pipeline.py [N]
+    PYTHONPATH=src python bench/bench_cello_pipeline.py [N]
 """
 
 from __future__ import annotations
