@@ -90,8 +90,8 @@ def require_hf() -> None:
     missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
     if missing:
         raise WhatifError(
-            f"The hf: backend needs {' and '.join(missing)}, which is not installed. "
-            f"Install it with: {INSTALL}"
+            f"The hf: backend needs {' and '.join(missing)}, which "
+            f"{'are' if len(missing) > 1 else 'is'} not installed. Install with: {INSTALL}"
         )
 
 
