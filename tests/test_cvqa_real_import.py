@@ -134,7 +134,7 @@ def test_malformed_rows_name_their_lines(tmp_path: Path, coco: Path,
     (tmp_path / "header.csv").write_text("image,q,a\nx,y,z\n", encoding="utf-8")
     code = main(["import", "cvqa-real", "--csv", str(tmp_path / "header.csv"), "--images",
                  str(coco), "--out", str(tmp_path / "ds")])
-    assert code == 2 and "header.csv:1 has the header" in capsys.readouterr().err
+    assert code == 2 and "header.csv:1: the header is 'image,q,a'" in capsys.readouterr().err
 
 
 def test_release_csv_reader_handles_quoting(tmp_path: Path, coco: Path) -> None:

@@ -9,7 +9,7 @@ from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.fsutil import staged_dir
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
-from whatifbench.suites.cvqa_real.release import write_release
+from whatifbench.suites.cvqa.table import table_text
 
 CSV_NAME = "questions.csv"
 
@@ -47,7 +47,7 @@ def export_release(dataset: str | Path | Dataset, out: str | Path, *,
         sources.setdefault(image_name(item), ds.image_path(item.images[0]))
     out = Path(out)
     with staged_dir(out, overwrite) as stage:
-        (stage / CSV_NAME).write_text(write_release(rows), encoding="utf-8", newline="")
+        (stage / CSV_NAME).write_text(table_text(rows), encoding="utf-8", newline="")
         for name, src in sources.items():
             dest = stage / "images" / name
             dest.parent.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,6 @@ Reading validates every row and reports all problems of the file at once, each w
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +14,8 @@ from typing import Any
 from whatifbench.core.dataset import problems_message
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
+from whatifbench.suites.cvqa.table import HEADER, image_path_problem, read_table
 
-HEADER = ("img_path", "query", "answer", "new query", "new answer", "type")
 KIND = {"direct": "number", "indirect": "number", "boolean": "yes-no"}
 """Answer kind of each release type."""
 _DIGITS = re.compile(r"[0-9]+")
@@ -54,48 +52,18 @@ def answer_problem(group: str, answer: str) -> str | None:
     return None
 
 
-def image_name_problem(name: str) -> str | None:
-    """Why an ``img_path`` cannot name a file inside the images folder."""
-    parts = name.replace("\\", "/").split("/")
-    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        return f"img_path {name!r} is not a file name inside the images folder"
-    return None
-
-
 def read_release(path: Path) -> list[Row]:
     """Read and validate the release CSV; one ``WhatifError`` lists every problem."""
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise WhatifError(f"The CSV file {path} does not exist; check --csv.") from None
-    except IsADirectoryError:
-        raise WhatifError(f"{path} is a folder; --csv takes the release's CSV file.") from None
-    except UnicodeDecodeError as exc:
-        raise WhatifError(f"{path} is not UTF-8 text ({exc}); pass the release CSV.") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader, None)
-    except csv.Error as exc:
-        raise WhatifError(f"{path}:1 is not valid CSV ({exc}).") from None
-    if header is None or tuple(h.strip() for h in header) != HEADER:
-        raise WhatifError(
-            f"{path}:1 has the header {','.join(header or [])!r}; a C-VQA-Real table starts with "
-            f"{','.join(HEADER)!r}. Pass the release's C-VQA-Real CSV."
-        )
+    cells_by_line, stopped = read_table(path, "C-VQA-Real")
     rows: list[Row] = []
     problems: list[str] = []
-    start = reader.line_num + 1
-    try:
-        for cells in reader:
-            line, start = start, reader.line_num + 1
-            if not cells or not any(c.strip() for c in cells):
-                continue
-            row, errs = _row(line, cells)
-            problems += [f"line {line}: {e}" for e in errs]
-            if row is not None:
-                rows.append(row)
-    except csv.Error as exc:
-        problems.append(f"line {reader.line_num}: not valid CSV ({exc})")
+    for line, cells in cells_by_line:
+        row, errs = _row(line, cells)
+        problems += [f"line {line}: {e}" for e in errs]
+        if row is not None:
+            rows.append(row)
+    if stopped:
+        problems.append(stopped)
     if not rows and not problems:
         problems.append("the file has a header but no rows")
     if problems:
@@ -115,7 +83,7 @@ def _row(line: int, cells: list[str]) -> tuple[Row | None, list[str]]:
     for name, value in (("query", query), ("new query", new_query)):
         if not value.strip():
             errs.append(f"column '{name}' is empty")
-    bad_name = image_name_problem(image)
+    bad_name = image_path_problem(image)
     if bad_name:
         errs.append(bad_name)
     if group not in KIND:
@@ -141,12 +109,3 @@ def pair_items(pair_id: str, image_rel: str, group: str, question: str, answer: 
                  meta=dict(meta), provenance=dict(provenance), **shared),
             Item(id=f"{pair_id}-cf", question=new_question, target=new_answer,
                  role="counterfactual", meta=dict(meta), provenance=dict(provenance), **shared))
-
-
-def write_release(rows: list[tuple[str, str, str, str, str, str]]) -> str:
-    """The release CSV text for rows in ``HEADER`` order (LF line ends, minimal quoting)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(HEADER)
-    writer.writerows(rows)
-    return buf.getvalue()

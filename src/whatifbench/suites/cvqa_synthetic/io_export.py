@@ -9,8 +9,9 @@ from whatifbench.core.dataset import Dataset, load_dataset, problems_message
 from whatifbench.core.fsutil import staged_dir
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
+from whatifbench.suites.cvqa.table import image_path_problem, table_text
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, options_text
-from whatifbench.suites.cvqa_synthetic.release import TYPES, csv_text, options, safe_path
+from whatifbench.suites.cvqa_synthetic.release import TYPES, options
 
 QUESTIONS = "questions.csv"
 
@@ -44,7 +45,7 @@ def release_rows(dataset: Dataset) -> list[tuple[str, ...]]:
                             "under images/")
             continue
         img_path = image.removeprefix("images/")
-        if not safe_path(img_path):
+        if image_path_problem(img_path):
             problems.append(f"pair {pair_id}: image path {img_path!r} cannot be exported")
             continue
         if orig.group not in TYPES or cf.group != orig.group:
@@ -75,7 +76,7 @@ def export_release(dataset: str | Path | Dataset, out: str | Path,
     rows = release_rows(data)
     out = Path(out)
     with staged_dir(out, overwrite) as stage:
-        (stage / QUESTIONS).write_text(csv_text(rows), encoding="utf-8", newline="")
+        (stage / QUESTIONS).write_text(table_text(rows), encoding="utf-8", newline="")
         for row in rows:
             target = stage / "images" / row[0]
             target.parent.mkdir(parents=True, exist_ok=True)

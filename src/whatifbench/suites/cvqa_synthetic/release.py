@@ -7,15 +7,12 @@ with `` Select the correct answer:A:18  B:23  C:21  D:19``; answers are letters;
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from whatifbench.errors import WhatifError
+from whatifbench.suites.cvqa.table import HEADER, image_path_problem, read_table
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, OPTIONS_RE
 
-HEADER = ("img_path", "query", "answer", "new query", "new answer", "type")
 TYPES = tuple(f"abs_counting_{k}" for k in range(1, 7))
 FORMAT_HINT = ("Each row needs: img_path, query, answer (A-D), new query, new answer (A-D), "
                "type (abs_counting_1 ... abs_counting_6); each query ends with "
@@ -73,53 +70,17 @@ def option_problems(query: str, column: str) -> list[str]:
     return problems
 
 
-def safe_path(img_path: str) -> bool:
-    """A relative path that stays inside the images folder."""
-    parts = img_path.replace("\\", "/").split("/")
-    return bool(img_path) and not img_path.startswith(("/", "\\")) and ".." not in parts \
-        and ":" not in img_path
-
-
 def read_rows(path: Path) -> tuple[list[Row], list[str], list[str]]:
     """The valid rows of a release CSV, the problems found (each naming ``file:line``) and
     every usable image path it lists (also those of rows with other problems)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise WhatifError(f"The CSV file {path} does not exist; check the --csv path.") from None
-    except IsADirectoryError:
-        raise WhatifError(f"{path} is a folder; --csv needs the questions CSV file.") from None
-    except UnicodeDecodeError as exc:
-        raise WhatifError(f"{path} is not UTF-8 text ({exc}); save it as UTF-8.") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader, None)
-    except csv.Error as exc:
-        raise WhatifError(f"{path}:1: the header is not valid CSV ({exc}).") from None
-    if header is None:
-        raise WhatifError(f"{path} is empty; it needs the header {','.join(HEADER)} and rows.")
-    if tuple(h.strip() for h in header) != HEADER:
-        raise WhatifError(
-            f"{path}:1: the header is {','.join(header)!r}; expected {','.join(HEADER)!r} "
-            "(the C-VQA-Synthetic release format).")
+    cells_by_line, stopped = read_table(path, "C-VQA-Synthetic")
     rows: list[Row] = []
     problems: list[str] = []
     listed: list[str] = []
     seen: dict[str, int] = {}
-    start = reader.line_num + 1
-    while True:
-        try:
-            fields = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            problems.append(f"{path}:{start}: not valid CSV ({exc})")
-            break
-        line, start = start, reader.line_num + 1
-        if not any(f.strip() for f in fields):
-            continue
+    for line, fields in cells_by_line:
         errs = _row_problems(fields)
-        if fields and safe_path(fields[0]) and fields[0] not in listed:
+        if image_path_problem(fields[0]) is None and fields[0] not in listed:
             listed.append(fields[0])
         if not errs and fields[0] in seen:
             errs = [f"image {fields[0]!r} is listed twice (first on line {seen[fields[0]]})"]
@@ -128,6 +89,8 @@ def read_rows(path: Path) -> tuple[list[Row], list[str], list[str]]:
             continue
         seen[fields[0]] = line
         rows.append(Row(line, *fields))
+    if stopped:
+        problems.append(f"{path}:{stopped.removeprefix('line ')}")
     if not rows and not problems:
         problems.append(f"{path} has a header but no rows")
     return rows, problems, listed
@@ -138,8 +101,9 @@ def _row_problems(fields: list[str]) -> list[str]:
         return [f"expected {len(HEADER)} fields, found {len(fields)}"]
     img_path, query, answer, new_query, new_answer, kind = fields
     problems = []
-    if not safe_path(img_path):
-        problems.append(f"img_path {img_path!r} must be a file name inside the images folder")
+    bad_path = image_path_problem(img_path)
+    if bad_path:
+        problems.append(bad_path)
     problems += option_problems(query, "query") + option_problems(new_query, "new query")
     for name, value in (("answer", answer), ("new answer", new_answer)):
         if value not in LETTERS:
@@ -147,12 +111,3 @@ def _row_problems(fields: list[str]) -> list[str]:
     if kind not in TYPES:
         problems.append(f"'type' is {kind!r}; use one of {', '.join(TYPES)}")
     return problems
-
-
-def csv_text(rows: list[tuple[str, ...]]) -> str:
-    """The CSV text (header first) with LF line ends and standard quoting."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(HEADER)
-    writer.writerows(rows)
-    return buf.getvalue()
