@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from PIL import Image
+from pngbaseline import PNG_OPTIONS, baseline, cpu_seconds
 
-from whatifbench.scenes.render import PNG_OPTIONS, encode_png
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cvqa_synthetic.generate import default_workers
 
@@ -37,47 +34,14 @@ TARGET = 300.0
 """Items per second the generator must reach on 2 CPUs."""
 
 
-def baseline(paths: list[Path], save_to: Path | None = None) -> tuple[float, float]:
-    """Wall and CPU seconds to PNG-encode (``save_to``: and save) the images at ``paths`` in
-    this process; decoding them is not timed."""
-    wall = cpu = 0.0
-    for start in range(0, len(paths), 200):
-        batch = []
-        for path in paths[start:start + 200]:
-            with Image.open(path) as opened:
-                opened.load()
-                batch.append((opened.copy(), path))
-        t0, c0 = time.perf_counter(), time.process_time()
-        if save_to is None:
-            encoded = [encode_png(img) for img, _ in batch]
-        else:
-            for n, (img, _) in enumerate(batch):
-                img.save(save_to / f"{start + n}.png", format="PNG", **PNG_OPTIONS)
-        wall += time.perf_counter() - t0
-        cpu += time.process_time() - c0
-        for n, (_, path) in enumerate(batch):
-            again = encoded[n] if save_to is None else (save_to / f"{start + n}.png").read_bytes()
-            if again != path.read_bytes():
-                sys.exit(f"re-encoding {path} did not reproduce the generated file: the baseline "
-                         "would not be encoding the same images")
-    return wall, cpu
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children (the workers)."""
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-
-
 def _once(args: argparse.Namespace) -> dict[str, float]:
     with tempfile.TemporaryDirectory(dir=args.dir, prefix=".bench-cfmm-") as tmp:
         out = Path(tmp) / "suite"
-        cpu0, t0 = _cpu(), time.perf_counter()
+        cpu0, t0 = cpu_seconds(), time.perf_counter()
         card = CfmmSyntheticGenerator.generate(out, per_category=args.per_category,
                                                seed=args.seed, workers=args.workers)
         generation = time.perf_counter() - t0
-        gen_cpu = _cpu() - cpu0
+        gen_cpu = cpu_seconds() - cpu0
         paths = sorted((out / "images").rglob("*.png"))
         encode, encode_cpu = baseline(paths)
         saved = Path(tmp) / "saved"

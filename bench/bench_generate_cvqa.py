@@ -27,59 +27,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from PIL import Image
+from pngbaseline import PNG_OPTIONS, baseline, cpu_seconds
 
-from whatifbench.scenes.render import PNG_OPTIONS, encode_png
 from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator, default_workers
-
-BATCH = 200
-
-
-def baseline(paths: list[Path], save_to: Path | None = None) -> tuple[float, float]:
-    """Wall and CPU seconds to PNG-encode (``save_to``: and save) the images at ``paths`` in
-    this process; decoding them is not timed."""
-    wall = cpu = 0.0
-    for start in range(0, len(paths), BATCH):
-        batch: list[tuple[Image.Image, Path]] = []
-        for path in paths[start:start + BATCH]:
-            with Image.open(path) as opened:
-                opened.load()
-                batch.append((opened.copy(), path))
-        t0, c0 = time.perf_counter(), time.process_time()
-        if save_to is None:
-            encoded = [encode_png(img) for img, _ in batch]
-        else:
-            for picture, path in batch:
-                picture.save(save_to / path.name, format="PNG", **PNG_OPTIONS)
-        wall += time.perf_counter() - t0
-        cpu += time.process_time() - c0
-        for i, (_, path) in enumerate(batch):
-            again = encoded[i] if save_to is None else (save_to / path.name).read_bytes()
-            if again != path.read_bytes():
-                sys.exit(f"re-encoding {path.name} did not reproduce the generated file: the "
-                         "baseline would not be encoding the same images")
-    return wall, cpu
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children (the generator's workers are
-    accounted to the parent once they exit)."""
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _once(args: argparse.Namespace, tmp: Path) -> tuple[float, ...]:
     """One measurement in the fresh folder ``tmp``: generation, baseline encode, baseline save
     (wall and CPU each), images, their megabytes."""
     out = tmp / "suite"
-    cpu0 = _cpu()
+    cpu0 = cpu_seconds()
     t0 = time.perf_counter()
     CvqaSyntheticGenerator.generate(out, per_template=args.per_template, seed=args.seed,
                                     workers=args.workers)
@@ -90,7 +51,7 @@ def _once(args: argparse.Namespace, tmp: Path) -> tuple[float, ...]:
     saved = tmp / "saved"
     saved.mkdir()
     save, save_cpu = baseline(paths, saved)
-    gen_cpu = _cpu() - cpu0 - (time.process_time() - own0)
+    gen_cpu = cpu_seconds() - cpu0 - (time.process_time() - own0)
     megabytes = sum(p.stat().st_size for p in paths) / 1e6
     return generation, gen_cpu, encode, encode_cpu, save, save_cpu, float(len(paths)), megabytes
 
