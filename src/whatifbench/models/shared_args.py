@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from whatifbench.errors import WhatifError
 
 
 def own_args(cls: type, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -20,3 +22,15 @@ def own_args(cls: type, args: Mapping[str, Any]) -> dict[str, Any]:
         if entry.obj is not cls:
             declared |= set(getattr(entry.obj, "arg_names", frozenset()))
     return {k: v for k, v in args.items() if k in mine or k not in declared}
+
+
+def reject_unknown(spec: str, args: Mapping[str, Any], known: Iterable[str],
+                   flag: str = "-M") -> None:
+    """Raise one ``WhatifError`` naming the arguments ``spec`` does not take, and those it does."""
+    names = sorted(set(known))
+    unknown = sorted(set(args) - set(names))
+    if unknown:
+        raise WhatifError(
+            f"Unknown argument(s) {', '.join(unknown)} for {spec}; it takes "
+            f"{', '.join(names)} ({flag} key=value)."
+        )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.errors import WhatifError
+from whatifbench.models.shared_args import reject_unknown
 
 INSTALL = 'pip install "whatifbench[hf]"'
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
@@ -51,13 +52,7 @@ class HFOptions:
     @classmethod
     def from_args(cls, spec: str, args: Mapping[str, Any]) -> HFOptions:
         """Validate ``-M`` arguments; one ``WhatifError`` names the bad one and the choices."""
-        known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(args) - known)
-        if unknown:
-            raise WhatifError(
-                f"Unknown argument(s) {', '.join(unknown)} for {spec}; the hf backend takes "
-                f"{', '.join(sorted(known))} (-M key=value)."
-            )
+        reject_unknown(spec, args, cls.__dataclass_fields__)
         batch = args.get("batch_size", 8)
         if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
             raise WhatifError(f"-M batch_size must be a positive integer, got {batch!r}.")

@@ -18,6 +18,7 @@ from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Request, Response
 from whatifbench.models.imagegen.base import ImageBackend, picture_response
+from whatifbench.models.shared_args import reject_unknown
 
 INSTALL = 'pip install "whatifbench[diffusers]"'
 DEFAULTS: dict[str, Any] = {"steps": 30, "guidance": 7.5, "size": None, "seed": 0,
@@ -47,10 +48,7 @@ class DiffusersBackend(ImageBackend):
     """Draws pictures with a diffusers pipeline loaded from a folder."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
-        unknown = sorted(set(args) - set(DEFAULTS))
-        if unknown:
-            raise WhatifError(f"Unknown argument(s) {', '.join(unknown)} for {spec}; it takes "
-                              f"{', '.join(DEFAULTS)} (-I key=value).")
+        reject_unknown(spec, args, DEFAULTS, flag="-I")
         super().__init__(spec, args)
         self.folder = Path(spec.split(":", 1)[1]).expanduser()
         if not (self.folder / "model_index.json").is_file():

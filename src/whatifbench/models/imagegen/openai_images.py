@@ -16,7 +16,6 @@ from typing import Any
 import httpx
 
 from whatifbench.core.registry import register
-from whatifbench.errors import WhatifError
 from whatifbench.models.base import Request, Response, is_secret
 from whatifbench.models.imagegen.base import ImageBackend, picture_response
 from whatifbench.models.openai_compat.aio import as_completed
@@ -28,6 +27,7 @@ from whatifbench.models.openai_compat.options import (
     url_secrets,
 )
 from whatifbench.models.openai_compat.payloads import MalformedReply
+from whatifbench.models.shared_args import reject_unknown
 
 PATH = "/images/generations"
 IMAGE_ARGS = {"size": "1024x1024", "quality": None, "response_format": "b64_json",
@@ -55,11 +55,7 @@ class OpenAIImagesBackend(ImageBackend):
                                 "backoff_max"})
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
-        unknown = sorted(set(args) - set(IMAGE_ARGS) - set(TRANSPORT))
-        if unknown:
-            raise WhatifError(
-                f"Unknown argument(s) {', '.join(unknown)} for the image backend {spec}; it "
-                f"takes {', '.join(sorted((*IMAGE_ARGS, *TRANSPORT)))} (-I key=value).")
+        reject_unknown(spec, args, (*IMAGE_ARGS, *TRANSPORT), flag="-I")
         transport = {k: v for k, v in args.items() if k in TRANSPORT}
         self.options = OpenAIOptions.from_args(spec, transport)
         self.params = {k: args.get(k, default) for k, default in IMAGE_ARGS.items()}

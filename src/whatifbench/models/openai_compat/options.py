@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import is_secret
+from whatifbench.models.shared_args import reject_unknown
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
@@ -43,13 +44,7 @@ class OpenAIOptions:
     @classmethod
     def from_args(cls, spec: str, args: Mapping[str, Any]) -> OpenAIOptions:
         """Validate ``-M`` arguments and read the environment."""
-        known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(args) - known)
-        if unknown:
-            raise WhatifError(
-                f"Unknown argument(s) {', '.join(unknown)} for {spec}; the openai backend takes "
-                f"{', '.join(sorted(known))} (-M key=value)."
-            )
+        reject_unknown(spec, args, cls.__dataclass_fields__)
         base_url = str(args.get("base_url") or os.environ.get("OPENAI_BASE_URL")
                        or DEFAULT_BASE_URL).rstrip("/")
         parts = urlsplit(base_url)
