@@ -61,7 +61,7 @@ def _samples(run: RunResult) -> str:
             f"({len(wrong)} wrong, shown first)</summary>")
     out = [head]
     for k, s in enumerate(shown):
-        thumb = _thumb(images.get(s.item_id)) if k < THUMBS_PER_RUN else ""
+        thumb = thumbnail(images.get(s.item_id)) if k < THUMBS_PER_RUN else ""
         out.append(_sample_html(s, thumb))
     out.append("</details>")
     return "\n".join(out)
@@ -80,13 +80,15 @@ def _image_paths(run: RunResult) -> dict[str, Path]:
     return found
 
 
-def _thumb(path: Path | None) -> str:
+def thumbnail(path: Path | None, size: int = THUMB) -> str:
+    """An ``<img>`` with the image embedded as a JPEG of at most ``size`` pixels (empty when
+    there is no readable image), so pages need no network and no side files."""
     if path is None or not path.is_file():
         return ""
     try:
         with Image.open(path) as src:
             img = src.convert("RGB")
-        img.thumbnail((THUMB, THUMB))
+        img.thumbnail((size, size))
         buf = io.BytesIO()
         img.save(buf, format="JPEG", quality=80)
     except OSError:

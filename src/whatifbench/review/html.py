@@ -7,16 +7,12 @@ sheet.csv`` for ``whatif review import``. Every dataset or model text is escaped
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from collections.abc import Sequence
-from pathlib import Path
-
-from PIL import Image
 
 from whatifbench.core.dataset import Dataset
+from whatifbench.report.html import thumbnail
 from whatifbench.review.base import DECISIONS, Reviewer, ReviewRow
 from whatifbench.review.sheet import header
 
@@ -71,19 +67,6 @@ td.gallery{min-width:30rem}
 """
 
 
-def thumbnail(path: Path) -> str:
-    """An ``<img>`` with the image as an embedded JPEG (empty when it cannot be read)."""
-    try:
-        with Image.open(path) as source:
-            img = source.convert("RGB")
-        img.thumbnail((THUMB, THUMB))
-        buf = io.BytesIO()
-        img.save(buf, format="JPEG", quality=80)
-    except OSError:
-        return ""
-    return f"<img alt='' src='data:image/jpeg;base64,{base64.b64encode(buf.getvalue()).decode()}'>"
-
-
 def sheet_html(dataset: Dataset, reviewer: Reviewer, rows: Sequence[ReviewRow],
                csv_name: str) -> str:
     """The whole page."""
@@ -113,8 +96,8 @@ def sheet_html(dataset: Dataset, reviewer: Reviewer, rows: Sequence[ReviewRow],
 
 def _row(dataset: Dataset, reviewer: Reviewer, row: ReviewRow) -> str:
     esc = html.escape
-    image = thumbnail(dataset.image_path(row.image)) if row.image else ""
-    image += "".join(f"<figure>{thumbnail(dataset.image_path(path))}<figcaption>{esc(label)}"
+    image = thumbnail(dataset.image_path(row.image), THUMB) if row.image else ""
+    image += "".join(f"<figure>{thumbnail(dataset.image_path(path), THUMB)}<figcaption>{esc(label)}"
                      "</figcaption></figure>" for label, path in row.gallery)
     options = "".join(f"<option{' selected' if d == row.decision else ''}>{d}</option>"
                       for d in DECISIONS)
