@@ -118,3 +118,15 @@ def test_cli_reports_bad_dataset_without_traceback(tmp_path: Path,
 def test_item_target_index() -> None:
     item = Item("a", (), "q", "choice", "y", ("x", "y"))
     assert item.target_index == 1
+
+
+def test_sort_images_splits_missing_and_unreadable_once_each(tmp_path: Path) -> None:
+    from whatifbench.core.dataset import sort_images
+
+    good = make_choice_dataset(tmp_path / "ds") / "images" / "img_000.png"
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not a png")
+    missing, unreadable = sort_images([("b", bad), ("gone", tmp_path / "gone.png"), ("ok", good),
+                                       ("none", None), ("gone", tmp_path / "gone.png")])
+    assert missing == ["gone", "none"]
+    assert list(unreadable) == ["b"] and "cannot be read as an image" in unreadable["b"]

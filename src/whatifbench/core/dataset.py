@@ -79,6 +79,24 @@ def check_image(path: Path) -> str | None:
     return None
 
 
+def sort_images(files: Iterable[tuple[str, Path | None]]) -> tuple[list[str], dict[str, str]]:
+    """Split named image files into the missing ones (path ``None`` or absent) and the ones that
+    do not decode (name → why); each name once, in first-seen order. Importers report both."""
+    missing: list[str] = []
+    unreadable: dict[str, str] = {}
+    seen: set[str] = set()
+    for name, path in files:
+        if name in seen:
+            continue
+        seen.add(name)
+        why = "is missing" if path is None else check_image(path)
+        if why == "is missing":
+            missing.append(name)
+        elif why:
+            unreadable[name] = why
+    return missing, unreadable
+
+
 def load_dataset(root: str | Path, check_images: bool = True) -> Dataset:
     """Load and validate a dataset folder; raise one ``WhatifError`` listing every problem."""
     root = Path(root)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from whatifbench.core.dataset import DatasetWriter, check_image
+from whatifbench.core.dataset import DatasetWriter, sort_images
 from whatifbench.errors import WhatifError
 
 SUBFOLDERS = ("", "VG_100K", "VG_100K_2")
@@ -48,19 +48,9 @@ def available_ids(folder: Path) -> set[int]:
 def copy_images(writer: DatasetWriter, folder: Path, ids: Iterable[int]) -> dict[int, str]:
     """Copy each image to ``images/<id>.jpg`` unchanged; raise one ``WhatifError`` with the
     counts and first names of missing and unreadable images. Returns id → dataset path."""
-    missing: list[str] = []
-    broken: list[str] = []
-    paths: dict[int, Path] = {}
-    for img_id in sorted(set(ids)):
-        path = find_image(folder, img_id)
-        if path is None:
-            missing.append(f"{img_id}.jpg")
-            continue
-        why = check_image(path)
-        if why:
-            broken.append(f"{path.name} ({why})")
-            continue
-        paths[img_id] = path
+    found = {img_id: find_image(folder, img_id) for img_id in sorted(set(ids))}
+    missing, unreadable = sort_images((f"{i}.jpg", path) for i, path in found.items())
+    broken = [f"{name} ({why})" for name, why in unreadable.items()]
     if missing or broken:
         parts = []
         if missing:
@@ -73,4 +63,4 @@ def copy_images(writer: DatasetWriter, folder: Path, ids: Iterable[int]) -> dict
                           "folder holding the Visual Genome images <img_id>.jpg (or its "
                           "VG_100K / VG_100K_2 sub-folders) and replace damaged files.")
     return {img_id: writer.add_image(f"{img_id}.jpg", path.read_bytes())
-            for img_id, path in paths.items()}
+            for img_id, path in found.items() if path is not None}

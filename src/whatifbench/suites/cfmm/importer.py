@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.card import Card
-from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
+from whatifbench.core.dataset import DatasetWriter, problems_message, sort_images
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
@@ -135,14 +135,9 @@ def _csv_rows(text: str) -> list[Row]:
 
 def _image_problems(names: Sequence[str], images: Path) -> list[str]:
     """Missing and unreadable images, as counts with the first few names."""
-    missing: list[str] = []
-    corrupt: list[str] = []
-    for rel in names:
-        why = check_image(images / rel)
-        if why == "is missing":
-            missing.append(rel)
-        elif why:
-            corrupt.append(f"{rel} ({why.removeprefix('cannot be read as an image ')})")
+    missing, unreadable = sort_images((rel, images / rel) for rel in names)
+    corrupt = [f"{rel} ({why.removeprefix('cannot be read as an image ')})"
+               for rel, why in unreadable.items()]
     problems = []
     for found, what in ((missing, "missing under"), (corrupt, "unreadable in")):
         if found:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from whatifbench.core.card import Card
-from whatifbench.core.dataset import DatasetWriter, check_image
+from whatifbench.core.dataset import DatasetWriter, sort_images
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -89,19 +89,7 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path, *,
 
 def _unusable_images(rows: list[Row], images: Path) -> tuple[list[str], dict[str, str]]:
     """Names (in first-use order) of images that are missing, and unreadable ones with why."""
-    missing: list[str] = []
-    corrupt: dict[str, str] = {}
-    seen: set[str] = set()
-    for row in rows:
-        if row.image in seen:
-            continue
-        seen.add(row.image)
-        why = check_image(images / row.image)
-        if why == "is missing":
-            missing.append(row.image)
-        elif why:
-            corrupt[row.image] = why
-    return missing, corrupt
+    return sort_images((row.image, images / row.image) for row in rows)
 
 
 def _image_message(csv_path: Path, images: Path, rows: list[Row], missing: list[str],

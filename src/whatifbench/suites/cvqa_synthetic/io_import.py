@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from whatifbench.core.card import Card
-from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
+from whatifbench.core.dataset import DatasetWriter, problems_message, sort_images
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
@@ -38,13 +38,8 @@ def row_items(row: Row, source: str) -> tuple[Item, Item]:
 
 
 def _image_problems(listed: list[str], images: Path) -> list[str]:
-    missing, broken = [], []
-    for name in listed:
-        why = check_image(images / name)
-        if why == "is missing":
-            missing.append(name)
-        elif why:
-            broken.append(f"{name} ({why})")
+    missing, unreadable = sort_images((name, images / name) for name in listed)
+    broken = [f"{name} ({why})" for name, why in unreadable.items()]
     problems = []
     if missing:
         verb = "is" if len(missing) == 1 else "are"
