@@ -22,7 +22,7 @@ MAX_EXPRESSION = 1000
 """Longest ``evaluate_expression`` input."""
 _TOKEN = re.compile(r"\s*(\d+(?:\.\d+)?|[-+*/()])")
 _EXT_TOKEN = re.compile(
-    r"\s*(\d+(?:\.\d+)?|'[^'\\]*'|\"[^\"\\]*\"|[A-Za-z_]+|==|!=|<=|>=|//|[-+*/%()<>])")
+    r"\s*(\d+(?:\.\d+)?|'[^'\\]*'|\"[^\"\\]*\"|[A-Za-z]+|==|!=|<=|>=|//|[-+*/%()<>])")
 _COMPARE = ("==", "!=", "<", "<=", ">", ">=")
 Value = Fraction | bool | str
 """A value of ``evaluate_expression``."""
@@ -181,8 +181,9 @@ class _ExtendedParser(_Parser):
         if self._peek() == "if":
             self._take()
             test = self.either()
-            if self._take() != "else":
+            if self._peek() != "else":
                 raise ArithmeticProblem(f"'if' without 'else' in {self.source!r}")
+            self._take()
             other = self.condition()
             return value if _truth(test) else other
         return value

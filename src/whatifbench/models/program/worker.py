@@ -138,6 +138,31 @@ class ToolError(Exception):
     """A tool refused a call (unknown object, missing model, bad argument)."""
 
 
+class Printed:
+    """Collects what a program prints (every function of it), up to the output cap; stands in
+    for RestrictedPython's per-function ``PrintCollector`` (``_print_``)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: list[str] = []
+        self.size = 0
+
+    def __call__(self, _getattr: Any = None) -> Printed:
+        return self
+
+    def _call_print(self, *objects: Any, **kwargs: Any) -> None:
+        sep, end = kwargs.get("sep", " "), kwargs.get("end", "\n")
+        text = str(sep if sep is not None else " ").join(str(o) for o in objects) + \
+            str(end if end is not None else "\n")
+        if self.size < self.cap:
+            self.parts.append(text)
+            self.size += len(text)
+
+    def text(self) -> str:
+        """Everything printed (cut at the cap)."""
+        return "".join(self.parts)[:self.cap]
+
+
 CHANNEL = Channel()
 
 
@@ -158,7 +183,7 @@ def _inplacevar(op: str, x: Any, y: Any) -> Any:
     return fn(x, y)
 
 
-def restricted_globals(extra: dict[str, Any]) -> dict[str, Any]:
+def restricted_globals(extra: dict[str, Any], printed: Printed) -> dict[str, Any]:
     """Fresh globals for one program: safe builtins, RestrictedPython's guards, runtime names."""
     from RestrictedPython.Guards import (
         full_write_guard,
@@ -166,7 +191,6 @@ def restricted_globals(extra: dict[str, Any]) -> dict[str, Any]:
         guarded_unpack_sequence,
         safer_getattr,
     )
-    from RestrictedPython.PrintCollector import PrintCollector
 
     safe = {name: getattr(builtins, name) for name in SAFE_BUILTIN_NAMES}
     safe["__import__"] = _guarded_import
@@ -177,7 +201,7 @@ def restricted_globals(extra: dict[str, Any]) -> dict[str, Any]:
         "_getattr_": safer_getattr, "_getitem_": operator.getitem, "_getiter_": iter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence, "_write_": full_write_guard,
-        "_inplacevar_": _inplacevar, "_print_": PrintCollector, **extra,
+        "_inplacevar_": _inplacevar, "_print_": printed, **extra,
     }
 
 
@@ -306,9 +330,12 @@ def run(message: dict[str, Any], runtime: Any) -> dict[str, Any]:
     CHANNEL.calls = 0
     CHANNEL.max_calls = int(limits.get("tool_calls", 200))
     code = compile_program(str(message["code"]))
-    glb = restricted_globals(runtime.names(CHANNEL.call))
+    printed = Printed(CHANNEL.cap)
+    glb = restricted_globals(runtime.names(CHANNEL.call), printed)
     available = runtime.arguments(message.get("args", {}), CHANNEL.call)
-    depth = len(inspect.stack(0))
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(depth + 40 + int(limits.get("recursion", 200)))
     _set_cpu(float(limits.get("cpu_seconds", 5)))
@@ -323,10 +350,7 @@ def run(message: dict[str, Any], runtime: Any) -> dict[str, Any]:
     finally:
         _set_cpu(None)
         sys.setrecursionlimit(old_limit)
-    printed = glb.get("_print")
-    text = printed() if callable(printed) else ""
-    return {"op": "done", "status": "ok", "value": result,
-            "printed": text[:CHANNEL.cap]}
+    return {"op": "done", "status": "ok", "value": result, "printed": printed.text()}
 
 
 def failure(exc: BaseException) -> dict[str, Any]:
