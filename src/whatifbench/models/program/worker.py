@@ -333,7 +333,8 @@ def run(message: dict[str, Any], runtime: Any) -> dict[str, Any]:
     printed = Printed(CHANNEL.cap)
     glb = restricted_globals(runtime.names(CHANNEL.call), printed)
     available = runtime.arguments(message.get("args", {}), CHANNEL.call)
-    depth, frame = 0, sys._getframe()
+    depth = 0
+    frame: Any = sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
     old_limit = sys.getrecursionlimit()
