@@ -63,8 +63,8 @@ class ViperBackend(CodeBackend):
 
     def __init__(self, spec: str, args: Mapping[str, Any],
                  code_llm: Backend | None = None) -> None:
+        self.limits = limits_from(args)
         super().__init__(spec, args, code_llm)
-        self.limits = limits_from(self.args)
         self._sandbox: Sandbox | None = None
 
     @property
