@@ -124,7 +124,8 @@ def test_visprog_oracle_steps_and_program_failures_per_role(
 
 
 HOSTILE = {
-    "abs_counting_1": "```python\nimport os\ndef execute_command(image):\n    return os.getcwd()\n```",
+    "abs_counting_1": "```python\nimport os\ndef execute_command(image):\n"
+                      "    return os.getcwd()\n```",
     "abs_counting_2": "```python\ndef execute_command(image):\n    return 1 / 0\n```",
     "abs_counting_3": "```python\ndef execute_command(image):\n    while True:\n        pass\n```",
     "abs_counting_4": "I would rather not write code.",

@@ -34,6 +34,7 @@ def build_owlvit(out: Path, seed: int = 0) -> Path:
 
     tok = train_tokenizer(["<|startoftext|>", "<|endoftext|>", "!"], extra=(WORDS,),
                           bos="<|startoftext|>", eos="<|endoftext|>", pad="!")
+    tok.model_max_length = 16  # as OWL-ViT's text tower
     processor = OwlViTProcessor(
         image_processor=ImageProcessor(size={"height": 32, "width": 32},
                                        crop_size={"height": 32, "width": 32}),

@@ -59,6 +59,7 @@ class ItemContext:
     paths: tuple[str, ...]
     """Absolute paths of its images."""
     _images: dict[int, Image.Image] = field(default_factory=dict)
+    _sizes: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def image(self, index: int) -> Image.Image:
         """The RGB image (loaded once)."""
@@ -68,8 +69,14 @@ class ItemContext:
         return self._images[index]
 
     def size(self, index: int) -> tuple[int, int]:
-        """``(width, height)`` of an image."""
-        return self.image(index).size
+        """``(width, height)`` of an image (read from its header)."""
+        if index not in self._sizes:
+            if index in self._images:
+                self._sizes[index] = self._images[index].size
+            else:
+                with Image.open(self.paths[index]) as img:
+                    self._sizes[index] = img.size
+        return self._sizes[index]
 
     def full(self, index: int) -> View:
         """The whole image as a view."""

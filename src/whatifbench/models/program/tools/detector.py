@@ -5,7 +5,8 @@ The checkpoint folder is loaded with ``AutoProcessor`` and
 the detector on the patch with the object name as the text query and keeps the boxes scoring at
 least ``-M detector_threshold`` (default 0.1), after non-maximum suppression; ``exists`` is a
 non-empty ``find``; ``verify_property`` finds ``"<attribute> <name>"``; ``best_text_match`` is
-the option the detector scores highest anywhere in the patch; ``contains`` compares boxes (a
+the option the detector scores highest anywhere in the patch (OWL-ViT/OWLv2: the best box score
+of each text query); ``contains`` compares boxes (a
 detector gives no outlines). Detector calls are model calls: cached in the run store.
 """
 
@@ -103,11 +104,14 @@ class DetectorModel(Backend):
         self.load()
         for i, request in enumerate(requests):
             try:
-                yield i, Response(meta={"detections": self._detect(request)})
+                detections, per_query = self._detect(request)
+                yield i, Response(meta={"detections": detections, "query_scores": per_query})
             except (RuntimeError, ValueError) as exc:
                 yield i, Response(error=f"the detector failed: {exc}")
 
-    def _detect(self, request: Request) -> list[list[float]]:
+    def _detect(self, request: Request) -> tuple[list[list[float]], list[float] | None]:
+        """Boxes ``[x0, y0, x1, y1, score, query]`` above no threshold, and (OWL-ViT, OWLv2)
+        each query's best score over all boxes."""
         import inspect
 
         import torch
@@ -117,7 +121,11 @@ class DetectorModel(Backend):
         with Image.open(request.images[0]) as img:
             image = img.convert("RGB")
         processor, model = self._processor, self._model
-        inputs = processor(text=[queries], images=image, return_tensors="pt")
+        text = getattr(model.config, "text_config", None)
+        longest = getattr(text, "max_position_embeddings", None)  # OWL-ViT: 16 tokens
+        extra = {"max_length": longest} if isinstance(longest, int) else {}
+        inputs = processor(text=[queries], images=image, return_tensors="pt", padding=True,
+                           truncation=True, **extra)
         with torch.inference_mode():
             outputs = model(**inputs)
         post = processor.post_process_grounded_object_detection
@@ -132,6 +140,10 @@ class DetectorModel(Backend):
         if "text_threshold" in params:
             kwargs["text_threshold"] = 0.0
         result = post(outputs, **kwargs)[0]
+        per_query = None
+        logits = getattr(outputs, "logits", None)
+        if logits is not None and logits.shape[-1] == len(queries):
+            per_query = [round(float(v), 4) for v in logits[0].sigmoid().max(dim=0).values]
         labels = result.get("labels")
         texts = result.get("text_labels")
         out = []
@@ -144,7 +156,7 @@ class DetectorModel(Backend):
             else:
                 index = 0
             out.append([round(float(v), 2) for v in box] + [round(float(score), 4), index])
-        return out
+        return out, per_query
 
 
 class DetectorPerception(Perception):
@@ -157,15 +169,18 @@ class DetectorPerception(Perception):
         self.calls = calls
         self.threshold = threshold
 
-    def _detect(self, ctx: ItemContext, view: View, queries: list[str]) -> list[list[float]]:
+    def _call(self, ctx: ItemContext, view: View, queries: list[str]) -> Response:
         request = Request(item_id=f"{ctx.item.id}#detect", turns=(Turn("user", (
             Part(image=ctx.crop_path(view)), Part(text=json.dumps(queries)))),), item=ctx.item)
         response = self.calls.one(self.model, request)
         if response.error is not None:
             raise ToolOutage(response.error)
+        return response
+
+    def _detect(self, ctx: ItemContext, view: View, queries: list[str]) -> list[list[float]]:
         x0, y0 = view.box[0], view.box[1]
         return [[d[0] + x0, d[1] + y0, d[2] + x0, d[3] + y0, d[4], d[5]]
-                for d in response.meta.get("detections", [])]
+                for d in self._call(ctx, view, queries).meta.get("detections", [])]
 
     def find(self, ctx: ItemContext, view: View, name: str) -> list[View]:
         """Detections of ``name`` in the view (score ≥ threshold, suppressed overlaps)."""
@@ -188,11 +203,14 @@ class DetectorPerception(Perception):
         """The option with the highest detection score in the view."""
         if not options:
             raise ToolProblem("best_text_match() needs a non-empty list of options")
-        best = [0.0] * len(options)
-        for d in self._detect(ctx, view, list(options)):
-            index = int(d[5])
-            if 0 <= index < len(best):
-                best[index] = max(best[index], d[4])
+        response = self._call(ctx, view, list(options))
+        best = response.meta.get("query_scores")
+        if not isinstance(best, list) or len(best) != len(options):
+            best = [0.0] * len(options)
+            for d in response.meta.get("detections", []):
+                index = int(d[5])
+                if 0 <= index < len(best):
+                    best[index] = max(best[index], d[4])
         return options[max(range(len(options)), key=lambda i: (best[i], -i))]
 
     def describe(self) -> dict[str, Any]:
