@@ -74,6 +74,10 @@ class ViperBackend(CodeBackend):
             self._sandbox = Sandbox(RUNTIME, self.limits)
         return self._sandbox
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy for another process starts its own sandbox worker."""
+        return {**self.__dict__, "_sandbox": None}
+
     def limits_json(self) -> dict[str, Any]:
         """The sandbox limits."""
         return self.limits.to_json()

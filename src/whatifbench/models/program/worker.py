@@ -189,7 +189,7 @@ def restricted_globals(extra: dict[str, Any], printed: Printed) -> dict[str, Any
         full_write_guard,
         guarded_iter_unpack_sequence,
         guarded_unpack_sequence,
-        safer_getattr,
+        safer_getattr_raise,
     )
 
     safe = {name: getattr(builtins, name) for name in SAFE_BUILTIN_NAMES}
@@ -198,7 +198,7 @@ def restricted_globals(extra: dict[str, Any], printed: Printed) -> dict[str, Any
     safe["ToolError"] = ToolError
     return {
         "__builtins__": safe, "__name__": "program", "__metaclass__": type,
-        "_getattr_": safer_getattr, "_getitem_": operator.getitem, "_getiter_": iter,
+        "_getattr_": safer_getattr_raise, "_getitem_": operator.getitem, "_getiter_": iter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence, "_write_": full_write_guard,
         "_inplacevar_": _inplacevar, "_print_": printed, **extra,

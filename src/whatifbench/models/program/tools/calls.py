@@ -39,6 +39,11 @@ class ModelCalls:
         return [r if r is not None else Response(error=f"{backend.spec} gave no response")
                 for r in out]
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies sent to other processes (remote executors) leave the store behind: only the
+        driver writes it."""
+        return {**self.__dict__, "store": None}
+
     def one(self, backend: Backend, request: Request) -> Response:
         """The response to one request."""
         return self.generate(backend, [request])[0]
