@@ -12,7 +12,9 @@ Session fixtures build each once; import them into a test module to use them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tiny_models import TEXT_SIZE, train_tokenizer
@@ -28,7 +30,6 @@ CHAT_TEMPLATE = (
 
 def build_owlvit(out: Path, seed: int = 0) -> Path:
     """OWL-ViT with 32-pixel images (16 patches, so 16 candidate boxes per image)."""
-    import torch
     from transformers import OwlViTConfig, OwlViTForObjectDetection, OwlViTProcessor
     from transformers import OwlViTImageProcessorPil as ImageProcessor
 
@@ -47,17 +48,11 @@ def build_owlvit(out: Path, seed: int = 0) -> Path:
         vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
                        "num_attention_heads": 2, "image_size": 32, "patch_size": 8},
         projection_dim=32)
-    torch.manual_seed(seed)
-    model = OwlViTForObjectDetection(config)
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
-    return out
+    return _save(out, seed, lambda: OwlViTForObjectDetection(config), processor)
 
 
 def build_dpt(out: Path, seed: int = 0) -> Path:
     """DPT depth estimation on 32-pixel inputs."""
-    import torch
     from transformers import DPTConfig, DPTForDepthEstimation
     from transformers import DPTImageProcessorPil as ImageProcessor
 
@@ -65,17 +60,12 @@ def build_dpt(out: Path, seed: int = 0) -> Path:
                        intermediate_size=64, image_size=32, patch_size=8,
                        backbone_out_indices=[0, 1, 2, 3], neck_hidden_sizes=[8, 8, 8, 8],
                        fusion_hidden_size=8, reassemble_factors=[4, 2, 1, 0.5])
-    torch.manual_seed(seed)
-    model = DPTForDepthEstimation(config)
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    ImageProcessor(size={"height": 32, "width": 32}, keep_aspect_ratio=False).save_pretrained(out)
-    return out
+    return _save(out, seed, lambda: DPTForDepthEstimation(config),
+                 ImageProcessor(size={"height": 32, "width": 32}, keep_aspect_ratio=False))
 
 
 def build_causal_lm(out: Path, seed: int = 0) -> Path:
     """A text-only Llama with a chat template."""
-    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     tok = train_tokenizer(["<unk>", "<s>", "</s>", "<pad>"], extra=(WORDS,))
@@ -83,11 +73,18 @@ def build_causal_lm(out: Path, seed: int = 0) -> Path:
     config = LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id,
                          eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                          **TEXT_SIZE)
+    return _save(out, seed, lambda: LlamaForCausalLM(config), tok)
+
+
+def _save(out: Path, seed: int, make: Callable[[], Any], processor: Any) -> Path:
+    """Initialise the model with a fixed seed; save it and its processor into ``out``."""
+    import torch
+
     torch.manual_seed(seed)
-    model = LlamaForCausalLM(config)
+    model = make()
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
-    tok.save_pretrained(out)
+    processor.save_pretrained(out)
     return out
 
 

@@ -13,8 +13,10 @@ literals in quotes and ``True``/``False``; values are fractions, booleans or str
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar
 
 MAX_LENGTH = 200
 """Longer expressions are refused (a Step2 line holds a short sum)."""
@@ -26,6 +28,7 @@ _EXT_TOKEN = re.compile(
 _COMPARE = ("==", "!=", "<", "<=", ">", ">=")
 Value = Fraction | bool | str
 """A value of ``evaluate_expression``."""
+T = TypeVar("T")
 _EQUATION = re.compile(r"([\d\s.+\-*/()]*\d[\d\s.+\-*/()]*)=\s*(-?\d+(?:\.\d+)?)")
 
 
@@ -58,20 +61,10 @@ def evaluate(expression: str) -> Fraction:
     text = normalise(expression).strip()
     if not text or len(text) > MAX_LENGTH:
         raise ArithmeticProblem(f"not a short arithmetic expression: {expression!r}")
-    tokens: list[str] = []
-    pos = 0
-    while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        if not match:
-            raise ArithmeticProblem(f"unexpected {text[pos:pos + 10]!r} in {expression!r}")
-        tokens.append(match.group(1))
-        pos = match.end()
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-    parser = _Parser(tokens, expression)
+    parser = _Parser(_tokens(text, _TOKEN, expression), expression)
     value = parser.expr()
-    if parser.pos != len(tokens):
-        raise ArithmeticProblem(f"unexpected {tokens[parser.pos]!r} in {expression!r}")
+    if parser.pos != len(parser.tokens):
+        raise ArithmeticProblem(f"unexpected {parser.tokens[parser.pos]!r} in {expression!r}")
     return value
 
 
@@ -81,21 +74,27 @@ def evaluate_expression(expression: str) -> Value:
     text = normalise(expression).strip()
     if not text or len(text) > MAX_EXPRESSION:
         raise ArithmeticProblem(f"not a short expression: {expression[:80]!r}")
+    parser = _ExtendedParser(_tokens(text, _EXT_TOKEN, expression), expression)
+    value = parser.condition()
+    if parser.pos != len(parser.tokens):
+        raise ArithmeticProblem(f"unexpected {parser.tokens[parser.pos]!r} in {expression!r}")
+    return value
+
+
+def _tokens(text: str, pattern: re.Pattern[str], expression: str) -> list[str]:
+    """The tokens of ``text``; ``ArithmeticProblem`` at the first character no token starts
+    with."""
     tokens: list[str] = []
     pos = 0
     while pos < len(text):
-        match = _EXT_TOKEN.match(text, pos)
+        match = pattern.match(text, pos)
         if not match:
             raise ArithmeticProblem(f"unexpected {text[pos:pos + 10]!r} in {expression!r}")
         tokens.append(match.group(1))
         pos = match.end()
         while pos < len(text) and text[pos].isspace():
             pos += 1
-    parser = _ExtendedParser(tokens, expression)
-    value = parser.condition()
-    if parser.pos != len(tokens):
-        raise ArithmeticProblem(f"unexpected {tokens[parser.pos]!r} in {expression!r}")
-    return value
+    return tokens
 
 
 def find_equation(text: str) -> Equation | None:
@@ -152,17 +151,21 @@ class _Parser:
         if tok == "-":
             return -self.factor()
         if tok == "(":
-            self.depth += 1
-            if self.depth > 20:
-                raise ArithmeticProblem(f"{self.source!r} nests too deeply")
-            value = self.expr()
-            if self._take() != ")":
-                raise ArithmeticProblem(f"unbalanced parentheses in {self.source!r}")
-            self.depth -= 1
-            return value
+            return self.group(self.expr)
         if tok[0].isdigit():
             return Fraction(tok)
         raise ArithmeticProblem(f"unexpected {tok!r} in {self.source!r}")
+
+    def group(self, inner: Callable[[], T]) -> T:
+        """What ``inner`` reads after an opening parenthesis, up to its closing one."""
+        self.depth += 1
+        if self.depth > 20:
+            raise ArithmeticProblem(f"{self.source!r} nests too deeply")
+        value = inner()
+        if self._take() != ")":
+            raise ArithmeticProblem(f"unbalanced parentheses in {self.source!r}")
+        self.depth -= 1
+        return value
 
 
 def _number(value: Value, source: str) -> Fraction:
@@ -249,14 +252,7 @@ class _ExtendedParser(_Parser):
         if tok == "-":
             return -_number(self.atom(), self.source)
         if tok == "(":
-            self.depth += 1
-            if self.depth > 20:
-                raise ArithmeticProblem(f"{self.source!r} nests too deeply")
-            value = self.condition()
-            if self._take() != ")":
-                raise ArithmeticProblem(f"unbalanced parentheses in {self.source!r}")
-            self.depth -= 1
-            return value
+            return self.group(self.condition)
         if tok[0].isdigit():
             return Fraction(tok)
         if tok[0] in "'\"":

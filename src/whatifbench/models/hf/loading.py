@@ -198,49 +198,35 @@ def load(spec: str, folder: Path, model_type: str, options: HFOptions,
     hf_logging.set_verbosity_error()
     try:
         if text_only:
-            return _load_text(spec, folder, model_type, options, kwargs, device, dtype)
-        processor = AutoProcessor.from_pretrained(folder, local_files_only=True)
-        model = AutoModelForImageTextToText.from_pretrained(folder, **kwargs)
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            processor = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
+        else:
+            processor = AutoProcessor.from_pretrained(folder, local_files_only=True)
+            model = AutoModelForImageTextToText.from_pretrained(folder, **kwargs)
     except (OSError, ValueError, KeyError, TypeError, ImportError) as exc:
+        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        if text_only:
+            raise WhatifError(f"{spec}: cannot load {folder} as a causal language model "
+                              f"({why}).") from None
         raise WhatifError(
-            f"{spec}: cannot load {folder} as an image-text-to-text model "
-            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). The hf "
+            f"{spec}: cannot load {folder} as an image-text-to-text model ({why}). The hf "
             "backend serves checkpoints that AutoProcessor and AutoModelForImageTextToText load "
             "(LLaVA, Qwen2-VL, Idefics3/SmolVLM, PaliGemma ...)."
         ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
-    if not hasattr(processor, "tokenizer") or not hasattr(processor, "image_processor"):
+    if not text_only and (not hasattr(processor, "tokenizer")
+                          or not hasattr(processor, "image_processor")):
         raise WhatifError(f"{spec}: {folder} has no image processor and tokenizer; it is not a "
                           "vision-language checkpoint.")
     if options.device_map is None:
         model = model.to(device)
     else:
         device = next(model.parameters()).device
-    processor.tokenizer.padding_side = "left"
-    if processor.tokenizer.pad_token is None:
-        processor.tokenizer.pad_token = processor.tokenizer.eos_token
-    return Loaded(processor, model.eval(), device, dtype, model_type, folder)
-
-
-def _load_text(spec: str, folder: Path, model_type: str, options: HFOptions,
-               kwargs: dict[str, Any], device: Any, dtype: Any) -> Loaded:
-    """A text-only causal language model and its tokenizer."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
-    except (OSError, ValueError, KeyError, TypeError, ImportError) as exc:
-        raise WhatifError(
-            f"{spec}: cannot load {folder} as a causal language model "
-            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})."
-        ) from None
-    if options.device_map is None:
-        model = model.to(device)
-    else:
-        device = next(model.parameters()).device
+    tokenizer = processor if text_only else processor.tokenizer
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    return Loaded(tokenizer, model.eval(), device, dtype, model_type, folder, text_only=True)
+    return Loaded(processor, model.eval(), device, dtype, model_type, folder, text_only)
