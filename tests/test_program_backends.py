@@ -238,3 +238,16 @@ def test_missing_detector_and_nested_backends_are_refused(
     code, _out, err = run_cli(["run", "--suite", str(syn), "--model", "viper:visprog:x",
                                "-M", "detector=oracle", "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and "cannot itself be a program backend" in err
+
+
+def test_missing_restricted_python_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from whatifbench.errors import WhatifError
+    from whatifbench.models.program.viper import ViperBackend
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "RestrictedPython" else real(name, *a))
+    with pytest.raises(WhatifError, match=r'pip install "whatifbench\[program\]"'):
+        ViperBackend("viper:openai:coder", {"detector": "oracle"})

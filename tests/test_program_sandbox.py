@@ -116,6 +116,14 @@ def test_infinite_loop_stops_at_the_wall_clock(tmp_path: Path) -> None:
         contained(box, tmp_path, before)
 
 
+def test_busy_loop_inside_c_code_stops_at_the_wall_clock(tmp_path: Path) -> None:
+    # No Python bytecode runs while sum() iterates, so only the parent's kill can stop it.
+    with Sandbox(RUNTIME, Limits(timeout=0.5, cpu_seconds=60)) as box:
+        outcome = run(box, "return sum(range(10 ** 15))")
+        assert outcome.status == "timeout" and outcome.limit == "wall"
+        assert run(box, "return 5").value == 5
+
+
 def test_memory_bomb_hits_the_memory_limit(box: Sandbox, tmp_path: Path) -> None:
     before = snapshot(tmp_path)
     outcome = run(box, "x = [0] * (10 ** 9)\nreturn len(x)")

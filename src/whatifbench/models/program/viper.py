@@ -26,7 +26,12 @@ from whatifbench.models.program.prompts import (
     VIPER_PROMPT_VERSION,
     code_request,
 )
-from whatifbench.models.program.sandbox import Limits, Outcome, Sandbox
+from whatifbench.models.program.sandbox import (
+    Limits,
+    Outcome,
+    Sandbox,
+    require_restricted_python,
+)
 from whatifbench.models.program.tools.server import ToolServer
 
 RUNTIME = Path(__file__).with_name("viper_runtime.py")
@@ -63,6 +68,7 @@ class ViperBackend(CodeBackend):
 
     def __init__(self, spec: str, args: Mapping[str, Any],
                  code_llm: Backend | None = None) -> None:
+        require_restricted_python()
         self.limits = limits_from(args)
         super().__init__(spec, args, code_llm)
         self._sandbox: Sandbox | None = None
