@@ -23,7 +23,9 @@ YESNO = json.loads((CASES / "answers_yesno.json").read_text(encoding="utf-8"))["
 @pytest.mark.parametrize("case", PAPER["cases"], ids=lambda c: f"{c['rule']}:{c['reply'][:30]}")
 def test_paper_parser_case_table(case: dict) -> None:
     parse = paper_number if case["kind"] == "number" else paper_boolean
-    assert parse(case["reply"]).value == case["expect"]
+    found = parse(case["reply"])
+    assert found.value == case["expect"]
+    assert (found.flag == "release-crash") == (case.get("flag") == "release-crash")
 
 
 def test_paper_case_table_exercises_every_rule() -> None:
