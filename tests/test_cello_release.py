@@ -23,10 +23,9 @@ from whatifbench.models.base import Backend, Request, Response
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.suites.cello.build import build_cello
-from whatifbench.suites.cello.paper import PHRASE, paper_parse, paper_prompt
+from whatifbench.suites.cello.families import PHRASE
+from whatifbench.suites.cello.paper import paper_prompt
 from whatifbench.suites.cello.records import RELEASE_KEYS
-
-CASES = json.loads((Path(__file__).parent / "cases" / "cello_paper_parse.json").read_text())
 
 
 @register("backend", "test:kind")
@@ -196,11 +195,6 @@ def test_repeated_data_ids_keep_every_record(tmp_path: Path) -> None:
     assert ds.items[0].meta["option_kinds"] == ["graph", "correct", "unknown", "unknown"]
 
 
-@pytest.mark.parametrize("case", CASES["cases"], ids=lambda c: repr(c["reply"]))
-def test_paper_parse(case: dict) -> None:
-    assert paper_parse(case["reply"], case["choices"]).value == case["expected"]
-
-
 def test_paper_prompt_and_prefix(tmp_path: Path, example: dict) -> None:
     assert paper_prompt(example["question"], example["options"]) == (
         "Question: If the beach were to suddenly erode, would the women still be able to ride "
@@ -215,14 +209,16 @@ def test_paper_prompt_and_prefix(tmp_path: Path, example: dict) -> None:
                      "--prompt", prompt, "--parser", "paper", "--out", str(tmp_path / prompt),
                      "--no-progress"]) == 0
     paper, default = RecorderBackend.seen
-    assert paper.answer_prefix == PHRASE
-    assert paper.prompt == paper_prompt(example["question"], example["options"])
+    # a backend of no known family gets the release's generic local path: image, then the
+    # prompt with the answer phrase in the user text
+    assert paper.answer_prefix == "" and not paper.plain
+    assert paper.prompt == paper_prompt(example["question"], example["options"]) + PHRASE
+    assert paper.turns[-1].parts[0].image is not None
     assert default.answer_prefix == "" and default.prompt.startswith(example["question"])
     result = json.loads((tmp_path / "paper" / "results.json").read_text())["runs"][0]
     assert result["metrics"]["accuracy"] == 100.0
     assert result["metrics"]["parser_agreement"] == 100.0
-    assert main(["run", "--suite", str(tmp_path / "ds"), "--model", "test:recorder",
-                 "--prompt", "paper:llava", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert result["spec"]["protocol"]["family"] == "other"
 
 
 def test_paper_rank_mode_scores_letters_after_the_phrase(tmp_path: Path, example: dict) -> None:

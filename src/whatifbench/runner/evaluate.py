@@ -67,8 +67,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
-    protocol = protocol.resolved(suite.default_answer_mode, suite.default_score_by,
-                                 suite.default_max_new_tokens)
+    protocol = suite.bind(protocol, backend).resolved(
+        suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
     suite.check_protocol(protocol)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:

@@ -46,6 +46,8 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
         "answer_prefix": request.answer_prefix,
         "max_new_tokens": request.max_new_tokens if mode == "generate" else None,
     }
+    if request.plain:  # only when set, so that the keys of chat requests stay as they were
+        payload["plain"] = True
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
 
@@ -155,7 +157,7 @@ class RequestBuilder:
         text = self.text(item)
         if description is not None:
             text = f"Scene description:\n{description}\n\n{text}"
-        turns.append(self._user(item, text))
+        turns += self.suite.user_turns(item, self.protocol, tuple(self._images(item)), text)
         rank = answer_mode_for(self.protocol.answer_mode or "generate", item) == "rank"
         return Request(
             item_id=item.id,
@@ -163,6 +165,7 @@ class RequestBuilder:
             candidates=self.suite.candidates(item, self.protocol) if rank else (),
             answer_prefix=self.suite.answer_prefix(item, self.protocol),
             max_new_tokens=self.protocol.max_new_tokens or 64,
+            plain=self.suite.plain_prompt(self.protocol),
             item=item,
         )
 

@@ -41,6 +41,9 @@ class HFBackend(Backend):
         self.options = HFOptions.from_args(spec, self.args)
         self.folder, config = checkpoint_folder(spec)
         self.model_type = str(config.get("model_type", ""))
+        text_config = config.get("text_config")
+        self.text_model_type = str(text_config.get("model_type", "")
+                                   if isinstance(text_config, dict) else "")
         multi = self.options.multi_image
         if multi is None:
             multi = self.model_type not in SINGLE_IMAGE_TYPES

@@ -11,6 +11,7 @@ from typing import Any
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
 from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.jsonfile import iter_objects
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.mucr.items import make_items
@@ -20,7 +21,6 @@ from whatifbench.suites.mucr.records import (
     STYLES,
     Record,
     group_problems,
-    iter_objects,
     parse_record,
     raw_id,
 )

@@ -12,13 +12,9 @@ records one after another, or a JSON array.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-from whatifbench.errors import WhatifError
 
 CATEGORIES = ("human", "animal", "plant", "character", "mixture")
 STYLES = ("photograph", "comic")
@@ -32,7 +28,6 @@ STYLE_ALIASES = {"photo": "photograph", "photos": "photograph", "photographs": "
                  "realistic": "photograph", "comics": "comic", "cartoon": "comic",
                  "cartoons": "comic"}
 _FALSE_CUE_KEYS = ("false_cue", "flase_cue", "false_cues", "flase_cues")
-_RECORD_START = re.compile(r"\n[ \t]*\{")
 _RAW_ID = re.compile(r'"id"\s*:\s*"?([^",}\s]+)')
 
 
@@ -70,42 +65,6 @@ class Record:
     """``image_0`` as written in the record (relative to the images folder)."""
     effect_image: str
     """``image_1`` as written in the record."""
-
-
-def iter_objects(path: Path) -> list[tuple[int, Any, str | None]]:
-    """``(line, object, None)`` for each JSON value of the file, or ``(line, first line's text,
-    error)`` for a value that does not parse (reading resumes at the next line starting with
-    ``{``)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise WhatifError(
-            f"The file {path} does not exist; pass the release's JSONL file."
-        ) from None
-    except IsADirectoryError:
-        raise WhatifError(f"{path} is a folder; pass the release's JSONL file.") from None
-    except UnicodeDecodeError as exc:
-        raise WhatifError(f"{path} is not UTF-8 text ({exc}).") from None
-    decoder = json.JSONDecoder()
-    out: list[tuple[int, Any, str | None]] = []
-    n = len(text)
-    array = text.lstrip().startswith("[")
-    pos = text.index("[") + 1 if array else 0
-    while True:
-        while pos < n and (text[pos].isspace() or (array and text[pos] in ",]")):
-            pos += 1
-        if pos >= n:
-            return out
-        line = text.count("\n", 0, pos) + 1
-        try:
-            obj, pos = decoder.raw_decode(text, pos)
-            out.append((line, obj, None))
-        except json.JSONDecodeError as exc:
-            why = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            end = text.find("\n", pos)
-            out.append((line, text[pos:end if end >= 0 else n], why))
-            nxt = _RECORD_START.search(text, end) if end >= 0 else None
-            pos = nxt.start() + 1 if nxt else n
 
 
 def parse_record(obj: Any) -> tuple[Record | None, list[str]]:
