@@ -39,7 +39,10 @@ def add_run(sub: Any) -> None:
                    help="backend argument (repeatable), e.g. -M batch_size=8")
     p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
     p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
-    p.add_argument("--limit", type=int, help="evaluate the first N items (whole pairs)")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="evaluate about N items: whole pairs (never half a pair) taken in turn "
+                        "from each group (template, category, task type ...), in file order; "
+                        "deterministic, and the groups covered are recorded in results.json")
     p.add_argument("--subset", type=_subset, metavar="SHARE|NAME",
                    help="evaluate a seeded random share of pairs (e.g. 0.1), or a named subset "
                         "of the suite (e.g. paper: the release's own sampling)")

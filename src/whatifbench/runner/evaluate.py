@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,13 @@ from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Request, Response
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
-from whatifbench.runner.requests import RequestBuilder, answer_mode_for, choose_demos, select_items
+from whatifbench.runner.requests import (
+    RequestBuilder,
+    answer_mode_for,
+    choose_demos,
+    limit_groups,
+    select_items,
+)
 from whatifbench.runner.results import Execution, RunResult
 from whatifbench.runner.store import RunStore
 
@@ -30,7 +37,7 @@ class RunOptions:
     """Which items to evaluate and how to report progress."""
 
     limit: int | None = None
-    """Evaluate the first N items (whole pairs)."""
+    """Evaluate about N items: whole pairs spread evenly over the groups."""
     subset: float | str | None = None
     """Evaluate a seeded random share of pairs (e.g. 0.1), or the suite's named subset
     (e.g. ``paper``: the release's own sampling, see ``Suite.select``)."""
@@ -121,7 +128,9 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
                     "generator": dataset.card.generator, "seed": dataset.card.seed},
         "backend": backend.describe(),
         "protocol": protocol.to_json(),
-        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed},
+        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed,
+                      "groups": dict(Counter(limit_groups(items).values()))
+                      if options.limit is not None else None},
         "demonstrations": {k: v.id for k, v in sorted(demos.items())} or None,
         "whatifbench": __version__,
         "git_revision": git_revision(),
