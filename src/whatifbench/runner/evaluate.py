@@ -90,8 +90,14 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     demos = (choose_demos(dataset, items, options.seed, suite)
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
     builder = RequestBuilder(suite, protocol, dataset, demos)
-    backend.prepare(items)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
+    judge = JudgeRuntime(
+        options.judge or suite.default_judge, options.judge_args,
+        lambda b, m, reqs: _fetch(b, m, reqs, store, counts, options, f"judge {b.spec}"),
+        chosen=options.judge is not None)
+    if any(item.kind == "text" for item in items):
+        judge.preflight()  # before any model call: a missing judge stops here, not at the end
+    backend.prepare(items)
 
     descriptions: dict[str, str | None] = {}
     if protocol.strategy == "ccot":
@@ -112,9 +118,6 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     responses = [found[i] for i in range(len(items))]
     samples = [score_item(suite, protocol, item, req, responses[i], modes[i])
                for i, (item, req) in enumerate(zip(items, requests, strict=True))]
-    judge = JudgeRuntime(
-        options.judge or suite.default_judge, options.judge_args,
-        lambda b, m, reqs: _fetch(b, m, reqs, store, counts, options, f"judge {b.spec}"))
     try:
         samples = suite.judge(samples, items, judge)
     finally:
