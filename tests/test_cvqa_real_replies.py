@@ -56,6 +56,7 @@ def test_export_replies_writes_the_release_files(tmp_path: Path, shared_dir: Pat
     names = sorted(p.name for p in (tmp_path / "x").iterdir())
     assert names == ["cvqa-real_test_case-replies_responses.csv",
                      "cvqa-real_test_case-replies_results_whatif.csv"]
+    assert (tmp_path / "x" / names[1]).read_bytes().count(b"\r\n") == 37  # as csv writes
     raw = _rows(tmp_path / "x" / names[0])
     parsed = _rows(tmp_path / "x" / names[1])
     release = _rows(sample_csv(shared_dir))

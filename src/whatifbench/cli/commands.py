@@ -47,7 +47,10 @@ def add_run(sub: Any) -> None:
                    help="evaluate a seeded random share of pairs (e.g. 0.1), or a named subset "
                         "of the suite (e.g. paper: the release's own sampling)")
     p.add_argument("--seed", type=int, default=0, help="seed for --subset and demonstrations")
-    p.add_argument("--prompt", default="default", help="prompt variant: default | paper[:family]")
+    p.add_argument("--prompt", default="default",
+                   help="prompt variant: default (ours) | paper (the release's prompt for the "
+                        "model's family, chosen from the backend and recorded in results.json) "
+                        "| paper:FAMILY (force one, e.g. paper:blip2, paper:llava)")
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES)
     p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
     p.add_argument("--image-layout", default="multi", choices=LAYOUTS)

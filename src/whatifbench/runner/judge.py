@@ -39,12 +39,12 @@ class JudgeRuntime:
         """Create the judge now, before any model call. A judge the user chose must work (its
         error stops the run); the suite's default judge that cannot be created (an optional
         extra is not installed) is recorded in ``unavailable``."""
-        if self.unavailable is not None:
-            return
+        if self.unavailable is not None or not self.spec:
+            return  # no judge named: a suite that needs one says so when it asks
         try:
             _ = self.backend  # created (and checked) now
         except WhatifError as exc:
-            if self.chosen or not self.spec:
+            if self.chosen:
                 raise
             self.unavailable = str(exc)
 

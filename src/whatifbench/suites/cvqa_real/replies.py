@@ -8,7 +8,8 @@ answer, new query, new answer, type, response, new_response``, one row per pair)
   them: the input of its ``scripts/format_response.py``;
 - ``<name>_results_whatif.csv`` — what our ``--parser paper`` extracted, in the form
   ``format_response.py`` writes (``fail`` where it fails; ``release-crash`` where the release's
-  script raises), so the two outputs can be compared line by line (``diff``), and
+  script raises), byte for byte as it writes them (CRLF rows), so the two outputs can be
+  compared with ``diff``, and
   ``scripts/calc_acc.py`` can be run on either.
 """
 
@@ -64,7 +65,7 @@ def pair_rows(run: RunResult) -> tuple[list[list[str]], list[list[str]]]:
 
 def _csv(rows: list[list[str]]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csv.writer(buf)  # the csv module's CRLF rows, as the release's scripts write them
     writer.writerow(COLUMNS)
     writer.writerows(rows)
     return buf.getvalue()
