@@ -101,6 +101,24 @@ def test_import_the_example_record_and_export_it_back(tmp_path: Path, example: d
     assert exported == example and list(exported) == list(RELEASE_KEYS)
 
 
+def test_the_readme_example_file_itself_imports(tmp_path: Path, shared_dir: Path,
+                                               example: dict) -> None:
+    """One pretty-printed record, as the release README shows it (tabs, several lines)."""
+    src = shared_dir / "data" / "cello" / "example_record.json"
+    assert src.read_text().count("\n") > 10
+    write_images(tmp_path / "vg", [example["img_id"]])
+    assert main(["import", "cello", "--jsonl", str(src), "--images", str(tmp_path / "vg"),
+                 "--out", str(tmp_path / "ds")]) == 0
+    (item,) = load_dataset(tmp_path / "ds").items
+    assert item.meta["data_id"] == example["data_id"] and item.target == "No"
+    array = tmp_path / "two.json"  # a JSON array of records is read too
+    array.write_text(json.dumps([example, {**example, "data_id": example["data_id"] + 1}],
+                                indent=2))
+    assert main(["import", "cello", "--jsonl", str(array), "--images", str(tmp_path / "vg"),
+                 "--out", str(tmp_path / "ds2")]) == 0
+    assert len(load_dataset(tmp_path / "ds2").items) == 2
+
+
 def test_export_import_round_trip(tmp_path: Path, built: tuple, example: dict) -> None:
     ds, images = built
     first = tmp_path / "a.jsonl"

@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from whatifbench.answers.extraction import RELEASE_CRASH as CRASH
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import letter_for
 from whatifbench.errors import WhatifError
@@ -60,8 +61,6 @@ VICUNA_SYSTEM = ("A chat between a curious human and an artificial intelligence 
                  "assistant gives helpful, detailed, and polite answers to the human's "
                  "questions.")
 """The system sentence the release writes before ``USER:`` for LLaVA-1.5 (``llava_vicuna``)."""
-CRASH = "release-crash"
-"""Flag of a reply on which the release's script raises instead of scoring."""
 MAX_NEW_TOKENS = 30
 """The release's generation budget (``run_model_vqa(..., 30)``)."""
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from whatifbench.answers.extraction import RELEASE_CRASH as CRASH
 from whatifbench.answers.extraction import Extraction
 
 _TOKEN = re.compile(r"\b\w+\b|,")
@@ -30,8 +31,6 @@ NO_WORDS = ("no", "false", "not")
 YES_WORDS = ("yes", "true", "be", "is", "are")
 COMMA = ""
 """How a comma appears in the token list."""
-CRASH = "release-crash"
-"""Flag of a reply on which the release's script raises instead of answering."""
 
 
 def tokens(reply: str) -> list[str]:
