@@ -165,6 +165,8 @@ def test_local_families_need_a_local_model_and_zero_shot(dataset: Path, tmp_path
     assert main([*base, "--model", "builtin:random", "--prompt", "paper", "--strategy",
                  "cot"]) == 2
     assert "CELLO's paper protocol is zero-shot" in capsys.readouterr().err
+    assert main([*base, "--model", "builtin:random", "--prompt", "papers"]) == 2
+    assert "has no prompt 'papers'" in capsys.readouterr().err
 
 
 # -- local paths: the text the processor receives ------------------------------------------------

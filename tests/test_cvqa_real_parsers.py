@@ -94,3 +94,15 @@ def test_paper_prompt_family_follows_the_backend(spec: str, model_type: str, pro
     assert bound.family == (expected.split(":")[1] if ":" in expected else None)
     with pytest.raises(WhatifError, match="Unknown paper prompt family 'gpt'"):
         CvqaRealSuite().bind(Protocol(prompt="paper:gpt"), backend)  # type: ignore[arg-type]
+
+
+def test_a_misspelt_paper_prompt_is_refused(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from util import make_choice_dataset
+
+    from whatifbench.cli.main import main
+
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=2)
+    assert main(["run", "--suite", str(ds), "--model", "builtin:random", "--prompt", "papers",
+                 "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert "has no prompt 'papers'" in capsys.readouterr().err

@@ -22,6 +22,16 @@ CCOT_DESCRIBE = (
 """First stage of compositional chain-of-thought (CCoT, Mitra et al. 2024)."""
 
 
+def paper_family(prompt: str) -> tuple[bool, str | None]:
+    """Whether ``prompt`` asks for the release's protocol (``paper`` or ``paper:FAMILY``), and
+    the family it names (``None`` for a bare ``paper``)."""
+    if prompt == "paper":
+        return True, None
+    if prompt.startswith("paper:"):
+        return True, prompt.split(":", 1)[1]
+    return False, None
+
+
 @dataclass(frozen=True)
 class Protocol:
     """Everything about how items are posed, recorded in every run spec."""

@@ -12,7 +12,7 @@ from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import Protocol, paper_family
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
@@ -41,9 +41,9 @@ class CelloSuite(Suite):
         ``hf:`` LLaVA → ``llava`` …) unless ``--prompt paper:FAMILY`` names it; under
         ``--prompt paper`` the request is that family's, with the release's 30-token budget."""
         hint = model_hint(backend)
-        named = protocol.prompt.split(":", 1)[1] if protocol.prompt.startswith("paper:") else None
+        paper, named = paper_family(protocol.prompt)
         chosen = family(named or auto_family(hint))
-        if not protocol.prompt.startswith("paper"):
+        if not paper:
             return replace(protocol, family=chosen.name)
         if chosen.plain and hint.kind == "openai":
             raise WhatifError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import Protocol, paper_family
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.models.family import model_hint
@@ -44,9 +44,10 @@ def family_of(prompt: str) -> str:
 def bind_family(protocol: Protocol, backend: Backend) -> Protocol:
     """``--prompt paper`` → ``paper:<family>`` of the backend (recorded in the run spec);
     ``--prompt paper:FAMILY`` is checked and kept; other prompts are left alone."""
-    if not protocol.prompt.startswith("paper"):
+    paper, named = paper_family(protocol.prompt)
+    if not paper:
         return protocol
-    if ":" in protocol.prompt:
+    if named is not None:
         family = family_of(protocol.prompt)
     else:
         hint = model_hint(backend)
