@@ -16,7 +16,7 @@ three entries are. Two readings:
   entry that does not split into three parts is the reference of every part. An entry may also
   be a list of three texts (that annotator's parts).
 - ``parts``: exactly three entries — the cause-image, effect-image and causal-link explanation
-  (each a text or a list of alternative texts); the reading of whatifbench before 2025-06.
+  (each a text or a list of alternative texts); the reading this importer used at first.
 
 ``whatif import mucr --causal-reason annotators|parts`` chooses; the card and every Exp item
 record it (``meta.reference_reading``), and Exp's references per part follow from it.
