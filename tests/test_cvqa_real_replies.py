@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cvqa_real_helpers import sample_csv, sample_images
+from util import make_choice_dataset
 
 from whatifbench.cli.main import main
 from whatifbench.core.registry import register
@@ -92,7 +93,8 @@ def test_export_replies_writes_the_release_files(tmp_path: Path, shared_dir: Pat
 def test_export_replies_refuses_other_runs(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
-    assert main(["run", "--model", "builtin:constant", "--limit", "8", "--out", str(run),
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=2)  # a C-VQA-Synthetic dataset
+    assert main(["run", "--suite", str(ds), "--model", "builtin:constant", "--out", str(run),
                  "--no-progress"]) == 0
     assert main(["export-replies", str(run), "--out", str(tmp_path / "x")]) == 2
     assert "holds no C-VQA-Real run" in capsys.readouterr().err
