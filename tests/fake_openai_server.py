@@ -38,7 +38,8 @@ requests without ``Authorization: Bearer <api_key>`` get 401; ``echo_auth_in_err
 request's Authorization header into error bodies (to test that clients redact it);
 ``prompt_logprobs`` false makes the server ignore that parameter, like servers that cannot rank;
 ``reject_params`` lists body fields answered with HTTP 400 "Unrecognized request argument"
-(as OpenAI does for vLLM's extensions).
+(as OpenAI does for vLLM's extensions); ``record_bodies`` true adds each request's whole JSON
+body to its log entry (``body``), for tests that check payloads field by field.
 
 Each POST is logged (``FakeOpenAIServer.requests()``) with its number, path, fault, model,
 whether it was authorised, a hash of its body (a retry has the same hash), its arrival time and,
@@ -76,6 +77,7 @@ DEFAULTS: dict[str, Any] = {
     "latency": 0.0, "schedule": {}, "cycle": [], "retry_after": 1, "hang": 30.0, "rules": [],
     "models": ["fake-vlm"], "strict_models": False, "api_key": None,
     "echo_auth_in_errors": False, "prompt_logprobs": True, "reject_params": [],
+    "record_bodies": False,
 }
 
 
@@ -171,7 +173,8 @@ class Handler(BaseHTTPRequestHandler):
             "body_sha": hashlib.sha256(raw).hexdigest()[:16],
             "roles": [m.get("role") for m in messages] if isinstance(messages, list) else None,
             "images": sum(t.startswith("<image:") for t in render(messages))
-            if isinstance(messages, list) else 0})
+            if isinstance(messages, list) else 0,
+            **({"body": body} if config["record_bodies"] else {})})
         if fault == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)

@@ -11,7 +11,7 @@ import pytest
 from program_util import oracle_program, oracle_steps, program_rules
 
 from whatifbench.cli.main import main
-from whatifbench.core.dataset import load_dataset
+from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.registry import lookup
 
@@ -23,6 +23,22 @@ def syn(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """C-VQA-Synthetic, two images per template (24 items)."""
     out = tmp_path_factory.mktemp("syn") / "ds"
     lookup("generator", "cvqa-synthetic").obj.generate(out, per_template=2, seed=3, workers=1)
+    return out
+
+
+@pytest.fixture(scope="module")
+def syn_1to4(syn: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The items of templates 1-4 of ``syn`` (16 items), as a dataset of their own."""
+    source = load_dataset(syn)
+    out = tmp_path_factory.mktemp("syn4") / "ds"
+    keep = [i for i in source.items if i.group in HOSTILE]
+    with DatasetWriter(out) as writer:
+        for rel in sorted({img for item in keep for img in item.images}):
+            writer.add_image(rel.removeprefix("images/"), (syn / rel).read_bytes())
+        writer.add_items(keep)
+        card = source.card
+        writer.finish(name=card.name, suite=card.suite, version=card.version,
+                      generator=card.generator, seed=card.seed)
     return out
 
 
@@ -133,12 +149,13 @@ HOSTILE = {
 
 
 def test_failed_programs_are_stored_outcomes_not_errors(
-        tmp_path: Path, syn: Path, fake_openai: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    items = [i for i in items_of(syn) if i.group in HOSTILE]
+        tmp_path: Path, syn_1to4: Path, fake_openai: Any,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    items = items_of(syn_1to4)
     server = fake_openai({"rules": program_rules(items, lambda i: HOSTILE[str(i.group)])})
     out = tmp_path / "run"
-    argv = ["run", "--suite", str(syn), *viper_args(server.url), "-M", "sandbox_cpu_seconds=1",
-            "-M", "sandbox_timeout=1", "--limit", "16", "--out", str(out)]
+    argv = ["run", "--suite", str(syn_1to4), *viper_args(server.url), "-M",
+            "sandbox_cpu_seconds=1", "-M", "sandbox_timeout=1", "--out", str(out)]
     code, _text, err = run_cli(argv, capsys)
     assert code == 0, err
     flags = {(s["group"], s["flag"]) for s in samples_of(out)}

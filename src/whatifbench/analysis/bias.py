@@ -4,7 +4,8 @@ Joins a user's CSV ``image,group`` (e.g. perceived gender from a COCO annotation
 run folder's ``samples.jsonl``. Per dataset × model and subgroup: original and counterfactual
 accuracy over complete pairs, ``diff = original − counterfactual`` (points); per pair of
 subgroups the gap ``diff(a) − diff(b)`` with a seeded bootstrap 95 % interval that resamples
-pairs within each subgroup.
+pairs within each subgroup. ``bias.json`` keeps these; the tables and the plot show the change
+Δ = counterfactual − original = −diff, as every table of whatifbench does.
 """
 
 from __future__ import annotations
@@ -209,23 +210,36 @@ def _gap(oa: np.ndarray, ca: np.ndarray, ob: np.ndarray, cb: np.ndarray) -> np.n
     return _diff(oa, ca) - _diff(ob, cb)
 
 
+def _signed(value: float) -> str:
+    """A change with its sign (``-20.0``, ``+0.0``)."""
+    return f"{round(value, 1) or 0.0:+.1f}"
+
+
+def _interval(lo: float, hi: float) -> str:
+    """The interval of ``-x`` from that of ``x``, signed."""
+    return f"[{_signed(-hi)}, {_signed(-lo)}]"
+
+
 def bias_tables(report: BiasReport) -> list[Table]:
-    """The subgroup table and the gap table."""
+    """The subgroup table and the gap table, showing the change Δ = counterfactual − original
+    (``bias.json`` keeps ``diff`` = original − counterfactual = −Δ and its gaps)."""
     rows = tuple((s.model, s.subgroup, str(s.n_pairs), fmt(s.original_accuracy),
-                  fmt(s.counterfactual_accuracy), fmt(s.diff),
-                  f"[{fmt(s.diff_ci[0])}, {fmt(s.diff_ci[1])}]") for s in report.subgroups)
-    notes = ((f"diff = original − counterfactual accuracy (points); 95% bootstrap intervals "
-              f"over pairs, seed {report.seed}."),
+                  fmt(s.counterfactual_accuracy), _signed(-s.diff), _interval(*s.diff_ci))
+                 for s in report.subgroups)
+    notes = (("Δ = counterfactual − original accuracy (points; negative: the premise lowers "
+              "accuracy); bias.json's diff = original − counterfactual = −Δ. 95% bootstrap "
+              f"intervals over pairs, seed {report.seed}."),
              (f"{report.ungrouped_pairs} evaluated pair(s) have no group; "
               f"{report.unused_images} image(s) of the groups file were not evaluated."))
-    gap_rows = tuple((g.model, f"{g.first} − {g.second}", fmt(g.gap),
-                      f"[{fmt(g.ci[0])}, {fmt(g.ci[1])}]") for g in report.gaps)
+    gap_rows = tuple((g.model, f"Δ({g.first}) − Δ({g.second})", _signed(-g.gap),
+                      _interval(*g.ci)) for g in report.gaps)
     return [Table("Bias: accuracy by image subgroup (C-VQA §4.3)",
-                  ("model", "subgroup", "pairs", "orig", "cf", "diff", "diff 95% CI"), rows,
+                  ("model", "subgroup", "pairs", "orig", "cf", "Δ", "Δ 95% CI"), rows,
                   notes=notes),
-            Table("Bias: gap between subgroups' diffs", ("model", "gap", "points", "95% CI"),
-                  gap_rows, notes=(("A positive gap means the counterfactual premise costs "
-                                    "the model more on the first subgroup."),))]
+            Table("Bias: gap between subgroups' changes", ("model", "gap", "points", "95% CI"),
+                  gap_rows, notes=(("A negative gap means the counterfactual premise costs "
+                                    "the model more on the first subgroup (bias.json's gap = "
+                                    "diff(a) − diff(b) has the opposite sign)."),))]
 
 
 def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:
@@ -247,9 +261,9 @@ def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:
     errors: dict[str, Sequence[tuple[float, float]]] = {}
     for name in names:
         cells = [found.get((d, m, name)) for d, m in runs]
-        series[name] = [c.diff if c else 0.0 for c in cells]
-        errors[name] = [(min(c.diff_ci[0], c.diff), max(c.diff_ci[1], c.diff)) if c
+        series[name] = [-c.diff if c else 0.0 for c in cells]
+        errors[name] = [(min(-c.diff_ci[1], -c.diff), max(-c.diff_ci[0], -c.diff)) if c
                         else (0.0, 0.0) for c in cells]
-    bar_chart(labels, series, "Accuracy drop (original − counterfactual) by subgroup",
-              "diff (points)", paths["png"], errors)
+    bar_chart(labels, series, "Accuracy change Δ (counterfactual − original) by subgroup",
+              "Δ (points)", paths["png"], errors)
     return paths

@@ -39,12 +39,18 @@ def add_run(sub: Any) -> None:
                    help="backend argument (repeatable), e.g. -M batch_size=8")
     p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
     p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
-    p.add_argument("--limit", type=int, help="evaluate the first N items (whole pairs)")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="evaluate about N items: whole pairs (never half a pair) taken in turn "
+                        "from each group (template, category, task type ...), in file order; "
+                        "deterministic, and the groups covered are recorded in results.json")
     p.add_argument("--subset", type=_subset, metavar="SHARE|NAME",
                    help="evaluate a seeded random share of pairs (e.g. 0.1), or a named subset "
                         "of the suite (e.g. paper: the release's own sampling)")
     p.add_argument("--seed", type=int, default=0, help="seed for --subset and demonstrations")
-    p.add_argument("--prompt", default="default", help="prompt variant: default | paper[:family]")
+    p.add_argument("--prompt", default="default",
+                   help="prompt variant: default (ours) | paper (the release's prompt for the "
+                        "model's family, chosen from the backend and recorded in results.json) "
+                        "| paper:FAMILY (force one, e.g. paper:blip2, paper:llava)")
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES)
     p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
     p.add_argument("--image-layout", default="multi", choices=LAYOUTS)

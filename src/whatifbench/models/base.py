@@ -60,6 +60,10 @@ class Request:
     """Text the assistant's reply is forced to start with (e.g. ``The best answer is: (``)."""
     max_new_tokens: int = 64
     """Generation budget."""
+    plain: bool = False
+    """The parts of the turns are the model's whole input, in order: text sent as is, without
+    a chat template, each image part standing for the model's image placeholder (a paper
+    protocol that wrote its own template, e.g. CELLO's LLaVA path). Only local models honour it."""
     item: Item | None = field(default=None, compare=False)
     """The item itself, for program backends that read the question (not part of the cache key)."""
 

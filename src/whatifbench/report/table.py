@@ -94,9 +94,15 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def fmt_drop(value: float | None) -> str:
-    """A drop in the papers' style: ``(-12.4)``."""
-    if value is None:
+def fmt_delta(change: float | None) -> str:
+    """A change in the papers' style, sign always shown: ``(-12.4)``, ``(+3.0)``, ``(+0.0)``."""
+    if change is None:
         return ""
-    shown = -round(value, 1) or 0.0  # no "-0.0"
+    shown = round(change, 1) or 0.0  # no "-0.0"
     return f"({shown:+.1f})"
+
+
+DELTA_NOTE = ("Δ = counterfactual − original accuracy (points): negative when the "
+              "counterfactual premise lowers accuracy, as the C-VQA paper prints it; "
+              "results.json's drop = original − counterfactual = −Δ.")
+"""The note under every table that shows a paired change."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,13 @@ from whatifbench.metrics.program import program_metrics
 from whatifbench.models.base import Backend, Request, Response
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
-from whatifbench.runner.requests import RequestBuilder, answer_mode_for, choose_demos, select_items
+from whatifbench.runner.requests import (
+    RequestBuilder,
+    answer_mode_for,
+    choose_demos,
+    limit_groups,
+    select_items,
+)
 from whatifbench.runner.results import Execution, RunResult
 from whatifbench.runner.store import RunStore
 
@@ -31,7 +38,7 @@ class RunOptions:
     """Which items to evaluate and how to report progress."""
 
     limit: int | None = None
-    """Evaluate the first N items (whole pairs)."""
+    """Evaluate about N items: whole pairs spread evenly over the groups."""
     subset: float | str | None = None
     """Evaluate a seeded random share of pairs (e.g. 0.1), or the suite's named subset
     (e.g. ``paper``: the release's own sampling, see ``Suite.select``)."""
@@ -68,8 +75,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
-    protocol = protocol.resolved(suite.default_answer_mode, suite.default_score_by,
-                                 suite.default_max_new_tokens)
+    protocol = suite.bind(protocol, backend).resolved(
+        suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
     suite.check_protocol(protocol)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:
@@ -85,8 +92,14 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
     builder = RequestBuilder(suite, protocol, dataset, demos)
     backend.use_store(store)
-    backend.prepare(items)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
+    judge = JudgeRuntime(
+        options.judge or suite.default_judge, options.judge_args,
+        lambda b, m, reqs: _fetch(b, m, reqs, store, counts, options, f"judge {b.spec}"),
+        chosen=options.judge is not None)
+    if any(item.kind == "text" for item in items):
+        judge.preflight()  # before any model call: a missing judge stops here, not at the end
+    backend.prepare(items)
 
     descriptions: dict[str, str | None] = {}
     if protocol.strategy == "ccot":
@@ -107,9 +120,6 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     responses = [found[i] for i in range(len(items))]
     samples = [score_item(suite, protocol, item, req, responses[i], modes[i])
                for i, (item, req) in enumerate(zip(items, requests, strict=True))]
-    judge = JudgeRuntime(
-        options.judge or suite.default_judge, options.judge_args,
-        lambda b, m, reqs: _fetch(b, m, reqs, store, counts, options, f"judge {b.spec}"))
     try:
         samples = suite.judge(samples, items, judge)
     finally:
@@ -125,7 +135,9 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
                     "generator": dataset.card.generator, "seed": dataset.card.seed},
         "backend": backend.describe(),
         "protocol": protocol.to_json(),
-        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed},
+        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed,
+                      "groups": dict(Counter(limit_groups(items).values()))
+                      if options.limit is not None else None},
         "demonstrations": {k: v.id for k, v in sorted(demos.items())} or None,
         "whatifbench": __version__,
         "git_revision": git_revision(),

@@ -45,6 +45,9 @@ class HFBackend(Backend):
         self.folder, config = checkpoint_folder(spec)
         self.model_type = str(config.get("model_type", ""))
         self.text_only = is_text_only(config)
+        text_config = config.get("text_config")
+        self.text_model_type = str(text_config.get("model_type", "")
+                                   if isinstance(text_config, dict) else "")
         multi = self.options.multi_image
         if multi is None:
             multi = self.model_type not in SINGLE_IMAGE_TYPES and not self.text_only

@@ -60,6 +60,12 @@ class OpenAIBackend(Backend):
     def _run(self, requests: Sequence[Request], work: Any) -> Iterator[tuple[int, Response]]:
         if not requests:
             return
+        if any(r.plain for r in requests):
+            raise WhatifError(
+                f"{self.spec}: these requests are the raw input text of a local model (a paper "
+                "protocol with its own template), which a chat server would wrap in its own; use "
+                "an hf: checkpoint, or a prompt for API models (e.g. --prompt paper:api)."
+            )
         client = RetryingClient(self.options, self.redact)
         # At most twice as many items in preparation as connections: request bodies (with
         # their base64 images) are built only shortly before they can be sent.

@@ -17,6 +17,12 @@ KIND_NOTE = ("image: in the image, not in the causal graph; graph: in the causal
              "whose distractor kind is not recorded.")
 
 
+def label(run: RunResult) -> str:
+    """The model, with the release's protocol family when the run used it."""
+    prompt = str(run.spec.get("protocol", {}).get("prompt", "default"))
+    return f"{run.model} [{prompt}]" if prompt.startswith("paper") else run.model
+
+
 def _acc(block: dict, key: str) -> str:
     entry = block.get(key)
     return fmt(entry["accuracy"]) if entry else "–"
@@ -24,7 +30,7 @@ def _acc(block: dict, key: str) -> str:
 
 def rung_table(runs: Sequence[RunResult]) -> Table:
     """Overall, per rung, binary vs multiple choice, unparsed."""
-    rows = tuple((r.model, fmt(r.metrics["accuracy"]),
+    rows = tuple((label(r), fmt(r.metrics["accuracy"]),
                   *(_acc(r.metrics["by_rung"], k) for k in RUNGS),
                   _acc(r.metrics["by_format"], "binary"),
                   _acc(r.metrics["by_format"], "multiple_choice"), fmt(r.metrics["unparsed"]))
@@ -37,7 +43,7 @@ def rung_table(runs: Sequence[RunResult]) -> Table:
 
 def task_table(runs: Sequence[RunResult]) -> Table:
     """One column per task type (the paper's abbreviations)."""
-    rows = tuple((r.model, *(_acc(r.metrics["by_task_type"], t) for t in TASKS)) for r in runs)
+    rows = tuple((label(r), *(_acc(r.metrics["by_task_type"], t) for t in TASKS)) for r in runs)
     return Table("CELLO: accuracy by task type",
                  ("model", *(task.abbrev for task in TASKS.values())), rows,
                  notes=(RUNG_NOTE,))
@@ -45,7 +51,7 @@ def task_table(runs: Sequence[RunResult]) -> Table:
 
 def graph_table(runs: Sequence[RunResult]) -> Table:
     """One column per graph type."""
-    rows = tuple((r.model, *(_acc(r.metrics["by_graph_type"], g) for g in GRAPH_TYPES))
+    rows = tuple((label(r), *(_acc(r.metrics["by_graph_type"], g) for g in GRAPH_TYPES))
                  for r in runs)
     return Table("CELLO: accuracy by graph type", ("model", *GRAPH_TYPES), rows)
 
@@ -55,7 +61,7 @@ def distractor_table(runs: Sequence[RunResult]) -> Table:
     rows = []
     for r in runs:
         d = r.metrics["distractor_errors"]
-        rows.append((r.model, str(d["n_errors"]),
+        rows.append((label(r), str(d["n_errors"]),
                      *(fmt(d["by_kind"][k]["share_of_errors"]) for k in ERROR_KINDS)))
     return Table("CELLO: kind of option chosen when wrong (% of multiple-choice errors)",
                  ("model", "errors", *ERROR_KINDS), tuple(rows),

@@ -1,4 +1,4 @@
-"""The C-VQA results table: rows = models, columns = group × original / counterfactual (drop)."""
+"""The C-VQA results table: rows = models, columns = group × original / counterfactual (Δ)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,19 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from whatifbench.report.programs import by_code_llm
-from whatifbench.report.table import Table, fmt, fmt_drop
+from whatifbench.report.table import DELTA_NOTE, Table, fmt, fmt_delta
 from whatifbench.runner.results import RunResult
 
 
 def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                  labels: dict[str, str] | None = None) -> Table:
-    """One row per run; for each group (and overall) original, counterfactual (drop); then
-    pair accuracy and unparsed share over all items."""
+    """One row per run; for each group (and overall) original, counterfactual (Δ, the change
+    counterfactual − original, negative for a drop); then pair accuracy and unparsed share."""
     labels = labels or {}
     columns: list[str] = ["model"]
     spans: list[tuple[str, int]] = [("", 1)]
     for g in [*groups, "all"]:
-        columns += ["orig", "cf (drop)"]
+        columns += ["orig", "cf (Δ)"]
         spans.append((labels.get(g, g), 2))
     columns += ["pair acc", "unparsed %"]
     spans.append(("", 2))
@@ -32,17 +32,16 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                 row += ["–", "–"]
             else:
                 row += [fmt(gm["original_accuracy"]),
-                        f"{fmt(gm['counterfactual_accuracy'])} {fmt_drop(gm['drop'])}"]
+                        f"{fmt(gm['counterfactual_accuracy'])} {fmt_delta(-gm['drop'])}"]
         row += [fmt(m["original_accuracy"]),
-                f"{fmt(m['counterfactual_accuracy'])} {fmt_drop(m['drop'])}",
+                f"{fmt(m['counterfactual_accuracy'])} {fmt_delta(-m['drop'])}",
                 fmt(m["pair_accuracy"]), fmt(m["unparsed"])]
         rows.append(tuple(row))
     notes: tuple[str, ...] = ()
     if runs:
         n = runs[0].metrics.get("n_pairs")
-        note = (f"Accuracy in %, {n} pairs; drop = original − counterfactual. "
-                "95% bootstrap intervals and McNemar p-values are in results.json.")
-        notes = (note,)
+        notes = ((f"Accuracy in %, {n} pairs. 95% bootstrap intervals and McNemar p-values "
+                  "are in results.json."), DELTA_NOTE)
     return Table(title, tuple(columns), tuple(rows), tuple(spans), notes)
 
 

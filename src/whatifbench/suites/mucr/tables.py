@@ -17,7 +17,8 @@ VARYING = ("image_layout", "strategy", "answer_mode", "prompt")
 
 def _judge(run: RunResult) -> str | None:
     judge = run.spec.get("judge")
-    return judge["backend"]["spec"] if isinstance(judge, dict) else None
+    backend = judge.get("backend") if isinstance(judge, dict) else None
+    return str(backend["spec"]) if isinstance(backend, dict) else None
 
 
 def run_label(run: RunResult, runs: Sequence[RunResult]) -> str:
@@ -32,7 +33,8 @@ def run_label(run: RunResult, runs: Sequence[RunResult]) -> str:
 
 
 def _cells(m: dict[str, Any]) -> list[str]:
-    return [fmt(m.get(k), 2 if k == "exp" else 1) for k in METRICS]
+    return ["not judged" if k == "exp" and m.get("exp_judged") is False
+            else fmt(m.get(k), 2 if k == "exp" else 1) for k in METRICS]
 
 
 def main_table(runs: Sequence[RunResult]) -> Table:
@@ -45,6 +47,8 @@ def main_table(runs: Sequence[RunResult]) -> Table:
              + (f", judged by {', '.join(judges)}" if judges else "") + ".",
              ("95% bootstrap intervals, per-part Exp scores and judge failures are in "
               "results.json.")]
+    notes += sorted({str(r.metrics["exp_not_judged"]) for r in runs
+                     if r.metrics.get("exp_not_judged")})
     return Table(f"MuCR: {runs[0].dataset} (Table 1 layout)",
                  ("model", *(HEADERS[k] for k in METRICS), "unparsed %"), rows, notes=tuple(notes))
 
