@@ -40,3 +40,17 @@ def make_choice_dataset(out: Path, n_pairs: int = 6, seed: int = 0,
         writer.finish(name="handmade", suite=suite, version="test", generator={"name": "hand"},
                       seed=seed)
     return out
+
+
+def run_outputs(folder: Path) -> tuple[object, list[object]]:
+    """``results.json`` and ``samples.jsonl`` of a run folder, parsed, without the random
+    ``run_id`` (the one part that differs between otherwise identical runs)."""
+    import json
+
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    results.pop("run_id")
+    samples = [json.loads(line) for line in
+               (folder / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    for sample in samples:
+        sample.pop("run_id")
+    return results, samples

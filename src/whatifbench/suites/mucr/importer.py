@@ -105,7 +105,7 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
     """Validate the release file and images, then write the dataset (all or nothing)."""
     jsonl, images = Path(jsonl), Path(images)
     records, sources = read_release(jsonl, images)
-    with DatasetWriter(out, overwrite=overwrite) as writer:
+    with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
         rel = {name: writer.add_image(dataset_name(name), path.read_bytes())
                for name, path in sources.items()}
         items = make_items(records, rel, seed, jsonl.name)
