@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.card import Card
-from whatifbench.core.dataset import DatasetWriter, problems_message
+from whatifbench.core.dataset import DatasetWriter, lone_surrogate, problems_message
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
@@ -38,6 +38,10 @@ def read_release(path: Path) -> list[tuple[int, dict[str, Any]]]:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
             problems.append(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        bad = lone_surrogate(line, rec)
+        if bad:
+            problems.append(f"{path}:{lineno}: {bad}")
             continue
         found = record_problems(rec)
         problems += [f"{path}:{lineno}: {p}" for p in found]

@@ -5,11 +5,10 @@ it."""
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 from pathlib import Path
 
+from whatifbench.core.csvtext import csv_text
 from whatifbench.core.dataset import IMAGES, Dataset, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
@@ -53,11 +52,7 @@ def export_cfmm(dataset: str | Path, out: str | Path, fmt: str, overwrite: bool 
         text = "".join(json.dumps({k: v for k, v in row.items() if v}, ensure_ascii=False) + "\n"
                        for row in rows)
     else:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(FIELDS)
-        writer.writerows([row[f] for f in FIELDS] for row in rows)
-        text = buffer.getvalue()
+        text = csv_text([FIELDS, *([row[f] for f in FIELDS] for row in rows)])
     write_output_file(out, text.encode("utf-8"), overwrite, [dataset])
     return len(rows)
 

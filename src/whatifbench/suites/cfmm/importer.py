@@ -11,7 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.card import Card
-from whatifbench.core.dataset import DatasetWriter, problems_message, sort_images
+from whatifbench.core.dataset import (
+    DatasetWriter,
+    lone_surrogate,
+    problems_message,
+    sort_images,
+)
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output
@@ -87,7 +92,9 @@ def _jsonl_rows(text: str) -> list[Row]:
         if not line.strip():
             continue
         try:
-            rows.append((lineno, json.loads(line), []))
+            obj = json.loads(line)
+            bad = lone_surrogate(line, obj)
+            rows.append((lineno, None, [bad]) if bad else (lineno, obj, []))
         except json.JSONDecodeError as exc:
             rows.append((lineno, None, [(f"not valid JSON ({exc.msg} at column {exc.colno}); "
                                         "each line must hold one JSON object")]))

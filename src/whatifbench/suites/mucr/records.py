@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.dataset import lone_surrogate
 from whatifbench.errors import WhatifError
 
 CATEGORIES = ("human", "animal", "plant", "character", "mixture")
@@ -98,8 +99,10 @@ def iter_objects(path: Path) -> list[tuple[int, Any, str | None]]:
             return out
         line = text.count("\n", 0, pos) + 1
         try:
+            start = pos
             obj, pos = decoder.raw_decode(text, pos)
-            out.append((line, obj, None))
+            bad = lone_surrogate(text[start:pos], obj)
+            out.append((line, text[start:pos] if bad else obj, bad))
         except json.JSONDecodeError as exc:
             why = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
             end = text.find("\n", pos)
