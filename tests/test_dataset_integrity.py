@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cvqa_real_helpers import sample_csv, sample_images
 from PIL import Image
-from util import make_choice_dataset, png, whatif
+from util import make_choice_dataset, png
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
@@ -28,8 +28,8 @@ def _secret(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("how", ["file", "folder"])
-def test_images_leading_outside_the_dataset_are_refused(tmp_path: Path, how: str,
-                                                        fake_openai: object) -> None:
+def test_images_leading_outside_the_dataset_are_refused(
+        tmp_path: Path, how: str, fake_openai: object, capsys: pytest.CaptureFixture[str]) -> None:
     ds = make_choice_dataset(tmp_path / "ds")
     secret = _secret(tmp_path)
     if how == "file":
@@ -42,9 +42,9 @@ def test_images_leading_outside_the_dataset_are_refused(tmp_path: Path, how: str
         load_dataset(ds, verify=False)
     assert "outside the dataset folder" in str(err.value) and "items.jsonl:" in str(err.value)
     server = fake_openai({})  # type: ignore[operator]
-    done = whatif(["run", "--suite", str(ds), "--model", "openai:m", "--base-url", server.url,
-                   "--no-verify", "--out", str(tmp_path / "out"), "--no-progress"])
-    assert done.returncode == 2 and "outside the dataset folder" in done.stderr
+    assert main(["run", "--suite", str(ds), "--model", "openai:m", "--base-url", server.url,
+                 "--no-verify", "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert "outside the dataset folder" in capsys.readouterr().err
     assert server.requests() == []  # nothing was uploaded
 
 
