@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -13,7 +14,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
-from whatifbench.core.images import inspect_image, outside
+from whatifbench.core.images import Inside, inspect_image
 from whatifbench.core.integrity import image_files, integrity_problems
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.outputs import PathLike, staged_dir
@@ -190,18 +191,20 @@ def _image_problems(root: Path, items: list[Item], lines: dict[str, int], items_
     """Each image once: inside the folder, readable, within the pixel limit (hashes kept)."""
     problems: list[str] = []
     seen: set[str] = set()
+    inside = Inside(root)
+    base = os.fspath(root)
     for item in items:
         for rel in item.images:
             if rel in seen:
                 continue
             seen.add(rel)
             where = f"{items_path}:{lines[item.id]}"
-            leads = outside(root, rel)
+            leads = inside.outside(rel)
             if leads is not None:
                 problems.append(f"{where}: image {rel} leads to {leads}, outside the dataset "
                                 "folder (a symbolic link?); copy the file into the dataset")
                 continue
-            why, digest = inspect_image(root / rel, want_hash)
+            why, digest = inspect_image(os.path.join(base, rel), want_hash)
             if digest is not None:
                 digests[rel] = digest
             if why:

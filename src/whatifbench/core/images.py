@@ -44,10 +44,11 @@ def too_large(width: int, height: int) -> str | None:
             "side), or set WHATIF_MAX_PIXELS if your machine and models need more")
 
 
-def inspect_image(path: Path, want_hash: bool = False) -> tuple[str | None, str | None]:
+def inspect_image(path: str | Path, want_hash: bool = False) -> tuple[str | None, str | None]:
     """``(why it cannot be used or None, sha256 hex or None)`` from one read of the file."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return "is missing", None
     except OSError as exc:
@@ -68,12 +69,25 @@ def inspect_image(path: Path, want_hash: bool = False) -> tuple[str | None, str 
     return None, digest
 
 
-def outside(root: Path, rel: str) -> Path | None:
-    """Where ``root/rel`` really leads when that is outside the (real) ``root`` folder, e.g.
-    through a symbolic link; ``None`` when it stays inside."""
-    base = Path(os.path.realpath(root))
-    real = Path(os.path.realpath(base / rel))
-    return None if real.is_relative_to(base) and real != base else real
+class Inside:
+    """Answers "where does ``root/rel`` really lead, if outside ``root``?" (e.g. through a
+    symbolic link, of the file or of a folder on the way) with one ``lstat`` per file: the real
+    path of each folder is looked up once."""
+
+    def __init__(self, root: Path) -> None:
+        self.base = os.path.realpath(root)
+        self._dirs: dict[str, str] = {}
+
+    def outside(self, rel: str) -> str | None:
+        """The real path of ``root/rel`` when it is outside ``root``, else ``None``."""
+        folder, name = os.path.split(rel)
+        real_dir = self._dirs.get(folder)
+        if real_dir is None:
+            real_dir = self._dirs[folder] = os.path.realpath(os.path.join(self.base, folder))
+        path = os.path.join(real_dir, name)
+        if os.path.islink(path):
+            path = os.path.realpath(path)
+        return None if path.startswith(self.base + os.sep) else path
 
 
 def thumbnail_jpeg(path: Path | None, size: int) -> bytes | None:
@@ -124,12 +138,13 @@ def first_images(root: Path) -> dict[str, Path]:
         text = (Path(root) / "items.jsonl").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return found
+    inside = Inside(root)
     for line in text.splitlines():
         try:
             obj = json.loads(line)
             rel = obj["images"][0]
         except (ValueError, KeyError, IndexError, TypeError):
             continue
-        if isinstance(rel, str) and outside(root, rel) is None:
+        if isinstance(rel, str) and inside.outside(rel) is None:
             found[str(obj.get("id"))] = Path(root) / rel
     return found
