@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -70,8 +71,28 @@ def test_export_onto_its_own_dataset_is_refused(tmp_path: Path,
     assert snapshot(ds) == before
 
 
+def test_review_sheets_stay_out_of_the_dataset(shared_dir: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    sample_images(shared_dir, tmp_path / "coco")
+    ds = tmp_path / "ds"
+    assert main(["import", "cvqa-real", "--csv", str(sample_csv(shared_dir)), "--images",
+                 str(tmp_path / "coco"), "--out", str(ds)]) == 0
+    before = snapshot(ds)
+    assert main(["review", "export", str(ds), "--out", str(ds / "sheet.csv"), "--overwrite"]) == 2
+    assert "lies inside the input folder" in capsys.readouterr().err
+    sheet = tmp_path / "sheet.csv"
+    assert main(["review", "export", str(ds), "--out", str(sheet)]) == 0
+    assert snapshot(ds) == before
+    inside = tmp_path / "copy"  # a sheet kept inside the dataset it reviews
+    shutil.copytree(ds, inside)
+    shutil.copy(sheet, inside / "sheet.csv")
+    assert main(["review", "import", str(inside), str(inside / "sheet.csv"), "--in-place"]) == 2
+    assert "contains the input" in capsys.readouterr().err
+    assert (inside / "sheet.csv").read_bytes() == sheet.read_bytes()
+
+
 def test_overwrite_replaces_only_folders_we_wrote_of_the_same_kind(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     ds = make_choice_dataset(tmp_path / "ds")
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -99,6 +120,10 @@ def test_overwrite_replaces_only_folders_we_wrote_of_the_same_kind(
     assert main(["generate", "cvqa-synthetic", "--per-template", "3", "--out",
                  str(tmp_path / "gen"), "--overwrite"]) == 0
     assert json.loads((tmp_path / "gen" / "card.json").read_text())["counts"]["items"] == 36
+    monkeypatch.chdir(tmp_path)  # a folder named like the generator is not one of its inputs
+    for extra in ([], ["--overwrite"]):
+        assert main(["generate", "cvqa-synthetic", "--per-template", "2", "--out",
+                     "cvqa-synthetic", *extra]) == 0
     assert (tmp_path / "gen" / MARKER).is_file()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 

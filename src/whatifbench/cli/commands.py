@@ -133,13 +133,17 @@ def add_tools(sub: Any, kind: str, verb: str, help_text: str) -> None:
     p.set_defaults(func=lambda a: _missing_name(verb, kind))
 
 
+NOT_INPUTS = frozenset({"out", "command", "name"})
+"""Parsed values that are never input paths: the output, the command and the tool's name."""
+
+
 def path_arguments(args: argparse.Namespace) -> list[str]:
-    """Every option value (but ``--out``) that names an existing file or folder: the inputs an
-    output must not touch, whatever the tool calls its options."""
+    """Every option value (but ``--out`` and the tool's name) that names an existing file or
+    folder: the inputs an output must not touch, whatever the tool calls its options."""
     found = []
-    for name, value in vars(args).items():
+    for key, value in vars(args).items():
         values = value if isinstance(value, list) else [value]
-        found += [v for v in values if name != "out" and isinstance(v, str) and v
+        found += [v for v in values if key not in NOT_INPUTS and isinstance(v, str) and v
                   and os.path.lexists(v)]
     return found
 
