@@ -92,7 +92,8 @@ def test_review_sheets_stay_out_of_the_dataset(shared_dir: Path, tmp_path: Path,
 
 
 def test_overwrite_replaces_only_folders_we_wrote_of_the_same_kind(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     ds = make_choice_dataset(tmp_path / "ds")
     mine = tmp_path / "mine"
     mine.mkdir()
