@@ -241,8 +241,8 @@ def _appeared(shown: str) -> WhatifError:
 def remove_stale_partials(target: Path) -> list[Path]:
     """Remove ``.NAME.*.partial`` siblings of ``target`` whose writer process is gone."""
     removed = []
-    with contextlib.suppress(OSError):
-        for entry in target.parent.glob(f".{target.name}.*{PARTIAL}"):
+    for entry in target.parent.glob(f".{target.name}.*{PARTIAL}"):
+        with contextlib.suppress(OSError):  # e.g. removed meanwhile by another cleaner
             if entry.is_dir() and not entry.is_symlink() and _stale(entry):
                 shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry)
