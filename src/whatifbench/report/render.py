@@ -9,6 +9,7 @@ from pathlib import Path
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.report.html import render_html
+from whatifbench.report.programs import program_failure_table
 from whatifbench.report.table import Table
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult, new_run_id
@@ -22,6 +23,7 @@ def tables_for(runs: Sequence[RunResult]) -> list[Table]:
     tables: list[Table] = []
     for (suite, _dataset), group in by_key.items():
         tables += get_suite(suite).tables(group)
+        tables += program_failure_table(group)
     return tables
 
 
