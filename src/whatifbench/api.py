@@ -49,7 +49,7 @@ def default_suite(log: Callable[[str], None] | None = None) -> Path:
     folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{generator.version}"
     if (folder / "items.jsonl").is_file():
         try:
-            load_dataset(folder)
+            load_dataset(folder, verify=True)
             return folder
         except WhatifError:
             pass
@@ -64,7 +64,7 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             options: RunOptions | None = None, store: RunStore | None = None,
             on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
     """Evaluate every dataset with every model; datasets are validated before any model loads."""
-    loaded = [d if isinstance(d, Dataset) else load_dataset(d) for d in datasets]
+    loaded = [d if isinstance(d, Dataset) else load_dataset(d, verify=True) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
     own_store = store is None

@@ -14,7 +14,7 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from whatifbench.core.dataset import iter_jsonl, problems_message
-from whatifbench.core.fsutil import ensure_dir, write_text_atomic
+from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import (
@@ -242,16 +242,23 @@ def bias_tables(report: BiasReport) -> list[Table]:
                                     "diff(a) − diff(b) has the opposite sign)."),))]
 
 
-def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:
-    """Write ``bias.json``, ``bias.md`` and the bar plot ``bias.png`` into ``out``."""
+def write_bias(report: BiasReport, out: Path, overwrite: bool = False,
+               inputs: Iterable[PathLike] = ()) -> dict[str, Path]:
+    """Write ``bias.json``, ``bias.md`` and the bar plot ``bias.png`` as the new folder ``out``
+    (staged, published whole; ``overwrite`` replaces an earlier analysis folder of ours)."""
+    with staged_dir(out, overwrite, inputs, kind="analysis") as stage:
+        _write_bias(report, stage)
+    return {"json": out / "bias.json", "md": out / "bias.md", "png": out / "bias.png"}
+
+
+def _write_bias(report: BiasReport, out: Path) -> None:
     from whatifbench.report.plots import bar_chart
 
-    ensure_dir(out)
     paths = {"json": out / "bias.json", "md": out / "bias.md", "png": out / "bias.png"}
-    write_text_atomic(paths["json"], json.dumps(asdict(report), indent=2, ensure_ascii=False)
-                      + "\n")
-    write_text_atomic(paths["md"], "\n\n".join(t.to_markdown() for t in bias_tables(report))
-                      + "\n")
+    paths["json"].write_text(json.dumps(asdict(report), indent=2, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
+    paths["md"].write_text("\n\n".join(t.to_markdown() for t in bias_tables(report)) + "\n",
+                           encoding="utf-8")
     runs = list(dict.fromkeys((s.dataset, s.model) for s in report.subgroups))
     several = len({d for d, _ in runs}) > 1
     labels = [f"{m} ({d})" if several else m for d, m in runs]
@@ -266,4 +273,3 @@ def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:
                         else (0.0, 0.0) for c in cells]
     bar_chart(labels, series, "Accuracy change Δ (counterfactual − original) by subgroup",
               "Δ (points)", paths["png"], errors)
-    return paths

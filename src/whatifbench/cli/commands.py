@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from whatifbench import api
 from whatifbench.causal.coverage import scene_graph_stats
 from whatifbench.core.dataset import load_dataset
-from whatifbench.core.fsutil import ensure_dir
+from whatifbench.core.outputs import check_inputs, check_output
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.results import RunResult, load_runs
+from whatifbench.runner.results import RunResult, default_run_folder, load_runs
 from whatifbench.runner.store import RunStore
 
 
@@ -38,7 +38,12 @@ def add_run(sub: Any) -> None:
     p.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
                    help="backend argument (repeatable), e.g. -M batch_size=8")
     p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
-    p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
+    p.add_argument("--out", metavar="DIR",
+                   help="output folder, new or empty (default whatif-out/run-TIME-RANDOM)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out if it holds an earlier run (only a run folder we wrote)")
+    p.add_argument("--no-verify", action="store_true",
+                   help="skip checking the datasets' files against their card hashes")
     p.add_argument("--limit", type=int, metavar="N",
                    help="evaluate about N items: whole pairs (never half a pair) taken in turn "
                         "from each group (template, category, task type ...), in file order; "
@@ -83,7 +88,11 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
-    suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
+    out = Path(args.out) if args.out else default_run_folder()
+    check_output(out, [*(args.suite or []), *([args.store] if args.store else [])],
+                 args.overwrite, kind="run")  # before any work; creates nothing
+    suites = [load_dataset(s, verify=not args.no_verify)
+              for s in args.suite or [api.default_suite(log=_err)]]
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
@@ -92,8 +101,6 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress, judge=args.judge,
                          judge_args=parse_model_args(args.judge_args))
-    out = Path(args.out) if args.out else Path("whatif-out") / time.strftime("run-%Y%m%d-%H%M%S")
-    check_writable(out)
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
@@ -105,7 +112,7 @@ def run_command(args: argparse.Namespace) -> int:
         runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log)
     finally:
         store.close()
-    paths = api.write_outputs(out, runs)
+    paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites])
     for table in api.tables_for(runs):
         print()
         print(table.to_text())
@@ -115,22 +122,6 @@ def run_command(args: argparse.Namespace) -> int:
         _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
              "to retry them.")
     return 0
-
-
-def check_writable(out: Path) -> None:
-    """Fail before any work when the output folder cannot be created or written."""
-    if out.exists() and not out.is_dir():
-        raise WhatifError(f"The output path {out} is a file; pass a folder to --out.")
-    ensure_dir(out)
-    probe = out / ".whatif-write-test"
-    try:
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise WhatifError(
-            f"Cannot write into the output folder {out} ({exc.strerror or exc}); choose a "
-            "folder you can write to."
-        ) from None
 
 
 # -- generate / import / build ---------------------------------------------------------------
@@ -148,6 +139,21 @@ def add_tools(sub: Any, kind: str, verb: str, help_text: str) -> None:
     p.set_defaults(func=lambda a: _missing_name(verb, kind))
 
 
+NOT_INPUTS = frozenset({"out", "command", "name"})
+"""Parsed values that are never input paths: the output, the command and the tool's name."""
+
+
+def path_arguments(args: argparse.Namespace) -> list[str]:
+    """Every option value (but ``--out`` and the tool's name) that names an existing file or
+    folder: the inputs an output must not touch, whatever the tool calls its options."""
+    found = []
+    for key, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        found += [v for v in values if key not in NOT_INPUTS and isinstance(v, str) and v
+                  and os.path.lexists(v)]
+    return found
+
+
 def _missing_name(verb: str, kind: str) -> int:
     names = ", ".join(e.name for e in entries(kind)) or "none"
     raise WhatifError(f"'whatif {verb}' needs a name: one of {names}.")
@@ -155,6 +161,7 @@ def _missing_name(verb: str, kind: str) -> int:
 
 def _tool_runner(tool: Any, verb: str) -> Any:
     def run(args: argparse.Namespace) -> int:
+        check_output(args.out, path_arguments(args), args.overwrite)  # fail before any work
         result = tool.run(args)
         if verb != "export":
             dataset = load_dataset(args.out)
@@ -194,16 +201,17 @@ def add_report(sub: Any) -> None:
                        "(e.g. one per strategy or layout) into one results.json, tables and "
                        "reports.")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR", help="new (or empty) folder")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out if it holds an earlier run (only a run folder we wrote)")
     p.set_defaults(func=report_command)
 
 
 def report_command(args: argparse.Namespace) -> int:
     """Merge runs, print the tables, write the reports."""
+    check_output(args.out, args.runs, args.overwrite, kind="run")
     runs = [run for folder in args.runs for run in load_runs(folder)]
-    out = Path(args.out)
-    check_writable(out)
-    paths = api.write_outputs(out, runs)
+    paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs)
     for table in api.tables_for(runs):
         print()
         print(table.to_text())
@@ -237,6 +245,8 @@ def stats_command(args: argparse.Namespace) -> int:
         raise WhatifError("'whatif stats' needs a DATASET folder or --scene-graphs FILE.")
     else:
         dataset = load_dataset(args.dataset, check_images=False)
+        if args.plots:
+            check_inputs(args.plots, [dataset.root])
         tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
     for table in tables:
         print(table.to_text())

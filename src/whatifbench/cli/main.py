@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from whatifbench import __version__
 from whatifbench.cli import commands
+from whatifbench.cli.terminal import safe_output
 from whatifbench.core.registry import entries
 from whatifbench.errors import WhatifError
 
@@ -42,7 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: run a command; user errors print one message and exit 2."""
+    """Entry point: run a command; user errors print one message and exit 2. Everything printed
+    is cleaned of control sequences (``cli.terminal``)."""
+    with safe_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         parser = build_parser()

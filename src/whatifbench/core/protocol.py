@@ -68,6 +68,10 @@ class Protocol:
         for what, value, allowed in checks:
             if value not in allowed:
                 raise WhatifError(f"Unknown {what} {value!r}; use one of {', '.join(allowed)}.")
+        if self.max_new_tokens is not None and (isinstance(self.max_new_tokens, bool)
+                                                or self.max_new_tokens < 1):
+            raise WhatifError(f"--max-new-tokens {self.max_new_tokens} must be a positive number "
+                              "of tokens (or leave it out for the suite's own budget).")
         if self.answer_mode == "rank" and self.strategy in ("cot", "ccot"):
             raise WhatifError(
                 f"The {self.strategy} strategy needs generated text and cannot be combined with "

@@ -5,16 +5,13 @@ Everything a model wrote is escaped; the page loads nothing from the network.
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
+from whatifbench.core.images import first_images, thumbnail_html
 from whatifbench.core.suite import Sample
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
@@ -69,33 +66,13 @@ def _samples(run: RunResult) -> str:
 
 
 def _image_paths(run: RunResult) -> dict[str, Path]:
-    root = Path(run.spec.get("dataset", {}).get("path", ""))
-    found: dict[str, Path] = {}
-    items_file = root / "items.jsonl"
-    if items_file.is_file():
-        for line in items_file.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                obj = json.loads(line)
-                if obj.get("images"):
-                    found[obj["id"]] = root / obj["images"][0]
-    return found
+    return first_images(Path(run.spec.get("dataset", {}).get("path", "")))
 
 
 def thumbnail(path: Path | None, size: int = THUMB) -> str:
     """An ``<img>`` with the image embedded as a JPEG of at most ``size`` pixels (empty when
-    there is no readable image), so pages need no network and no side files."""
-    if path is None or not path.is_file():
-        return ""
-    try:
-        with Image.open(path) as src:
-            img = src.convert("RGB")
-        img.thumbnail((size, size))
-        buf = io.BytesIO()
-        img.save(buf, format="JPEG", quality=80)
-    except OSError:
-        return ""
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f"<img alt='' src='data:image/jpeg;base64,{data}'>"
+    there is no usable image), so pages need no network and no side files."""
+    return thumbnail_html(path, size)
 
 
 def _sample_html(s: Sample, thumb: str) -> str:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from whatifbench.core.fsutil import dumps, ensure_dir, write_text_atomic
+from whatifbench.core.fsutil import dumps
+from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.report.html import render_html
 from whatifbench.report.programs import program_failure_table
 from whatifbench.report.table import Table
 from whatifbench.runner.evaluate import get_suite
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.results import RunResult, new_run_id
 
 
 def tables_for(runs: Sequence[RunResult]) -> list[Table]:
@@ -26,28 +27,35 @@ def tables_for(runs: Sequence[RunResult]) -> list[Table]:
     return tables
 
 
-def results_json(runs: Sequence[RunResult]) -> str:
-    """The text of ``results.json``: ``{"runs": [...]}``."""
-    return json.dumps({"runs": [r.to_json() for r in runs]}, indent=2, ensure_ascii=False) + "\n"
+def results_json(runs: Sequence[RunResult], run_id: str | None = None) -> str:
+    """The text of ``results.json``: ``{"run_id": ..., "runs": [...]}``."""
+    head = {"run_id": run_id} if run_id is not None else {}
+    return json.dumps({**head, "runs": [r.to_json() for r in runs]}, indent=2,
+                      ensure_ascii=False) + "\n"
 
 
-def write_outputs(out: Path, runs: Sequence[RunResult]) -> dict[str, Path]:
-    """Write ``results.json``, ``samples.jsonl``, ``report.md`` and ``report.html`` into ``out``.
+def write_outputs(out: Path, runs: Sequence[RunResult], overwrite: bool = False,
+                  inputs: Iterable[PathLike] = ()) -> dict[str, Path]:
+    """Write ``results.json``, ``samples.jsonl``, ``report.md`` and ``report.html`` as one unit.
 
-    Each file is written atomically; ``results.json`` is written last, so its presence means the
-    set is complete.
+    The files are written into a staging folder that becomes ``out`` in one rename
+    (``core.outputs.staged_dir``): ``out`` must be new (or empty) unless ``overwrite``, which
+    replaces only a run folder we wrote. A fresh ``run_id`` goes into ``results.json`` and every
+    ``samples.jsonl`` line, so readers can tell that the two belong together. ``inputs`` (the
+    datasets, run folders read) must not be touched by ``out``.
     """
-    ensure_dir(out)
     tables = tables_for(runs)
-    paths = {name: out / name for name in
-             ("samples.jsonl", "report.md", "report.html", "results.json")}
+    run_id = new_run_id()
+    names = ("samples.jsonl", "report.md", "report.html", "results.json")
     lines = []
     for run in runs:
         for s in run.samples:
-            lines.append(dumps({"dataset": run.dataset, "model": run.model, **s.to_json()}))
-    write_text_atomic(paths["samples.jsonl"], "\n".join(lines) + "\n")
+            lines.append(dumps({"run_id": run_id, "dataset": run.dataset, "model": run.model,
+                                **s.to_json()}))
     md = "# whatifbench results\n\n" + "\n\n".join(t.to_markdown() for t in tables) + "\n"
-    write_text_atomic(paths["report.md"], md)
-    write_text_atomic(paths["report.html"], render_html(runs, tables))
-    write_text_atomic(paths["results.json"], results_json(runs))
-    return paths
+    with staged_dir(out, overwrite, inputs, kind="run") as stage:
+        (stage / "samples.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (stage / "report.md").write_text(md, encoding="utf-8")
+        (stage / "report.html").write_text(render_html(runs, tables), encoding="utf-8")
+        (stage / "results.json").write_text(results_json(runs, run_id), encoding="utf-8")
+    return {name: Path(out) / name for name in names}

@@ -132,6 +132,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         "dataset": {"name": dataset.card.name, "path": str(dataset.root),
                     "version": dataset.card.version, "items_sha256": dataset.items_sha256,
                     "images_sha256": dataset.card.hashes.get("images_sha256"),
+                    "hashes_verified": dataset.verified,
                     "generator": dataset.card.generator, "seed": dataset.card.seed},
         "backend": backend.describe(),
         "protocol": protocol.to_json(),

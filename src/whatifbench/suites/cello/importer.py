@@ -53,7 +53,7 @@ def import_cello(jsonl: str | Path, images: str | Path, out: str | Path,
     items: list[Item] = []
     seen: set[str] = set()
     renamed = 0
-    with DatasetWriter(out, overwrite) as writer:
+    with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
         paths = copy_images(writer, images, [rec["img_id"] for _, rec in records])
         for lineno, rec in records:
             item_id = f"cello-{rec['data_id']}"

@@ -21,7 +21,7 @@ import io
 import re
 from pathlib import Path
 
-from whatifbench.core.fsutil import ensure_dir, write_text_atomic
+from whatifbench.core.outputs import staged_dir
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
@@ -76,26 +76,27 @@ def file_stem(run: RunResult) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run.dataset}_{run.model}").strip("_")
 
 
-def export_replies(run_dir: str | Path, out: str | Path) -> list[Path]:
-    """Write the two files of every C-VQA-Real run in ``run_dir`` into ``out``; their paths."""
+def export_replies(run_dir: str | Path, out: str | Path, overwrite: bool = False) -> list[Path]:
+    """Write the two files of every C-VQA-Real run in ``run_dir`` as the new folder ``out``
+    (staged, published whole; ``overwrite`` replaces an earlier export of ours); their paths."""
     runs = [r for r in load_runs(run_dir) if r.suite == "cvqa-real"]
     if not runs:
         raise WhatifError(f"{run_dir} holds no C-VQA-Real run; export-replies writes the C-VQA "
                           "release's response files, so pass a folder of 'whatif run' on a "
                           "cvqa-real dataset.")
-    folder = Path(out)
-    ensure_dir(folder)
-    written: list[Path] = []
     for run in runs:
         if not run.samples:
             raise WhatifError(f"{run_dir} has no samples.jsonl entries for {run.model}; the "
                               "replies are needed.")
-        raw, parsed = pair_rows(run)
-        for suffix, rows in (("responses", raw), ("results_whatif", parsed)):
-            path = folder / f"{file_stem(run)}_{suffix}.csv"
-            write_text_atomic(path, _csv(rows))
-            written.append(path)
-    return written
+    names: list[str] = []
+    with staged_dir(out, overwrite, inputs=(run_dir,), kind="export") as stage:
+        for run in runs:
+            raw, parsed = pair_rows(run)
+            for suffix, rows in (("responses", raw), ("results_whatif", parsed)):
+                name = f"{file_stem(run)}_{suffix}.csv"
+                (stage / name).write_text(_csv(rows), encoding="utf-8", newline="")
+                names.append(name)
+    return [Path(out) / name for name in names]
 
 
 @register("command", "export-replies")
@@ -110,10 +111,12 @@ class ExportRepliesCommand:
                             help="folder for <dataset>_<model>_responses.csv (input of the "
                                  "release's format_response.py) and _results_whatif.csv (our "
                                  "--parser paper, in the form format_response.py writes)")
+        parser.add_argument("--overwrite", action="store_true",
+                            help="replace --out if it holds an earlier export of ours")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         """Export and list the files."""
-        for path in export_replies(args.run, args.out):
+        for path in export_replies(args.run, args.out, args.overwrite):
             print(path)
         return 0

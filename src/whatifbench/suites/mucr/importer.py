@@ -139,7 +139,7 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
     message = unknown_warning(jsonl, records)
     if message is not None:
         (warn or (lambda text: print(text, file=sys.stderr)))(message)
-    with DatasetWriter(out, overwrite=overwrite) as writer:
+    with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
         rel = {name: writer.add_image(dataset_name(name), path.read_bytes())
                for name, path in sources.items()}
         items = make_items(records, rel, seed, jsonl.name)
