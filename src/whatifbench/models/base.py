@@ -117,7 +117,8 @@ class Capabilities:
     """Accepts several images in one request."""
 
 
-SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
+SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "bearer", "credential",
+                "signature", "cookie")
 
 
 def is_secret(name: str) -> bool:
@@ -143,6 +144,29 @@ class Backend(ABC):
     execution_args: frozenset[str] = frozenset()
     """Argument names that change how requests are executed but never what the model answers
     (concurrency, timeouts, retries): recorded in run specs, left out of cache keys."""
+    arg_names: frozenset[str] | None = None
+    """The ``-M`` argument names this backend takes; any other is refused before any work.
+    Every shipped backend declares them (``None``: not checked, for ad-hoc test backends)."""
+    suites: frozenset[str] | None = None
+    """The suites whose items this backend can answer (``None``: every suite); see
+    ``inapplicable``."""
+
+    @classmethod
+    def inapplicable(cls, suite: str, generator: str | None = None) -> str | None:
+        """Why this backend cannot answer the items of a dataset of ``suite`` made by
+        ``generator`` (the card's generator name), as the end of a sentence; ``None`` when it
+        can. ``whatif run`` refuses such a pairing before any work, and leaves such default
+        models out."""
+        if cls.suites is None or suite in cls.suites:
+            return None
+        if not cls.suites:
+            return "it answers no benchmark's questions"
+        return f"it answers only {', '.join(sorted(cls.suites))} items, not {suite} ones"
+
+    @classmethod
+    def applies_to(cls, suite: str, generator: str | None = None) -> bool:
+        """True when this backend can answer the items of ``suite`` (see ``inapplicable``)."""
+        return cls.inapplicable(suite, generator) is None
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         self.spec = spec

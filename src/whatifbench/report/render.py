@@ -7,20 +7,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.fsutil import dumps, ensure_dir, write_text_atomic
+from whatifbench.report.errors import mark_errors
 from whatifbench.report.html import render_html
 from whatifbench.report.table import Table
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult
+from whatifbench.secrets import redact
 
 
 def tables_for(runs: Sequence[RunResult]) -> list[Table]:
-    """Each suite's tables over its runs (suites and runs in first-seen order)."""
+    """Each suite's tables over its runs (suites and runs in first-seen order), with backend
+    errors marked in each (``report.errors``)."""
     by_key: dict[tuple[str, str], list[RunResult]] = {}
     for run in runs:
         by_key.setdefault((run.suite, run.dataset), []).append(run)
     tables: list[Table] = []
     for (suite, _dataset), group in by_key.items():
-        tables += get_suite(suite).tables(group)
+        tables += [mark_errors(t, group) for t in get_suite(suite).tables(group)]
     return tables
 
 
@@ -33,7 +36,8 @@ def write_outputs(out: Path, runs: Sequence[RunResult]) -> dict[str, Path]:
     """Write ``results.json``, ``samples.jsonl``, ``report.md`` and ``report.html`` into ``out``.
 
     Each file is written atomically; ``results.json`` is written last, so its presence means the
-    set is complete.
+    set is complete. Every text passes ``secrets.redact`` (a key a server echoed never lands in
+    an output).
     """
     ensure_dir(out)
     tables = tables_for(runs)
@@ -43,9 +47,9 @@ def write_outputs(out: Path, runs: Sequence[RunResult]) -> dict[str, Path]:
     for run in runs:
         for s in run.samples:
             lines.append(dumps({"dataset": run.dataset, "model": run.model, **s.to_json()}))
-    write_text_atomic(paths["samples.jsonl"], "\n".join(lines) + "\n")
+    write_text_atomic(paths["samples.jsonl"], redact("\n".join(lines) + "\n"))
     md = "# whatifbench results\n\n" + "\n\n".join(t.to_markdown() for t in tables) + "\n"
-    write_text_atomic(paths["report.md"], md)
-    write_text_atomic(paths["report.html"], render_html(runs, tables))
-    write_text_atomic(paths["results.json"], results_json(runs))
+    write_text_atomic(paths["report.md"], redact(md))
+    write_text_atomic(paths["report.html"], redact(render_html(runs, tables)))
+    write_text_atomic(paths["results.json"], redact(results_json(runs)))
     return paths

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from whatifbench.models.builtin.reader.questions import Query
 
 READER_VERSION = "scene-reader-3"
+DRAWN_BY = {"cvqa-synthetic": "cvqa-synthetic", "cfmm-synthetic": "cfmm", "mucr-synthetic": "mucr"}
+"""The generators whose pictures it reads (whatifbench's scene engine), and their suites."""
 CACHE = 64
 """Perceived images kept (an original and its counterfactual question share one image)."""
 
@@ -37,6 +39,20 @@ CACHE = 64
 @register("backend", "builtin:scene-reader")
 class SceneReaderBackend(ProgramBackend):
     """Reads the image and the question, executes the question as a program (no metadata)."""
+
+    arg_names = frozenset({"delay"})
+    suites = frozenset(DRAWN_BY.values())
+
+    @classmethod
+    def inapplicable(cls, suite: str, generator: str | None = None) -> str | None:
+        """It reads only pictures drawn by whatifbench's own scene generators."""
+        if generator is None:
+            return super().inapplicable(suite)
+        if DRAWN_BY.get(generator) == suite:
+            return None
+        return (f"it reads only pictures drawn by whatifbench's scene generators "
+                f"({', '.join(DRAWN_BY)}), and this {suite} dataset was made by "
+                f"{generator or 'an unnamed generator'}")
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
