@@ -184,7 +184,8 @@ class Handler(BaseHTTPRequestHandler):
             body = None
         messages = body.get("messages") if isinstance(body, dict) else None
         self.state.record({
-            "n": number, "path": self.path, "fault": fault,
+            "n": number, "path": self.path.split("?", 1)[0], "fault": fault,
+            "query": self.path.partition("?")[2],
             "model": body.get("model") if isinstance(body, dict) else None,
             "authorised": authorised, "time": time.time(),
             "body_sha": hashlib.sha256(raw).hexdigest()[:16],
@@ -212,7 +213,8 @@ class Handler(BaseHTTPRequestHandler):
         if config["strict_models"] and body.get("model") not in config["models"]:
             return self._error(404, f"model {body.get('model')!r} does not exist")
         route = {"/v1/chat/completions": self._chat, "/v1/completions": self._completions,
-                 "/v1/images/generations": self._images}.get(self.path.rstrip("/"))
+                 "/v1/images/generations": self._images}.get(
+                     self.path.split("?", 1)[0].rstrip("/"))  # query parameters are ignored
         if route is None:
             return self._error(404, f"no route {self.path}")
         route(body)

@@ -41,16 +41,20 @@ def _belongs(cell: str, run: RunResult) -> bool:
 
 
 def _cells(table: Table, runs: Sequence[RunResult]) -> list[str]:
-    """Each row's error count: rows in run order, one per run, map one to one; otherwise a
-    row takes the count of the one run of its model (or ``see note`` when that model has
-    several runs with different counts)."""
+    """Each row's error count: rows in run order, one per run, map one to one. Otherwise (a
+    breakdown with several rows per run) a row shows its run's total as ``N in run`` (or
+    ``see note`` when its model has several runs with different counts)."""
     if len(table.rows) == len(runs) and all(
             _belongs(row[0], run) for row, run in zip(table.rows, runs, strict=True)):
         return [str(run.n_errors) for run in runs]
     cells = []
     for row in table.rows:
         counts = {r.n_errors for r in runs if _belongs(row[0], r)}
-        cells.append(str(counts.pop()) if len(counts) == 1 else ("–" if not counts else UNCLEAR))
+        if len(counts) != 1:
+            cells.append(UNCLEAR if counts else "–")
+        else:
+            count = counts.pop()
+            cells.append(f"{count} in run" if count else "0")
     return cells
 
 
