@@ -69,6 +69,23 @@ def usable(response: Response) -> bool:
     return response.error is None and (response.text is not None or response.scores is not None)
 
 
+def read_row(key: str, ok: int, text: str, checksum: str | None) -> Response | None:
+    """The response of a successful row, or ``None`` when the row fails its checksum or no
+    longer reads as a usable response (damaged: never served). Rows written into a migrated
+    store by an older whatifbench have no checksum; they are served when they read correctly."""
+    if checksum is not None and checksum != row_checksum(key, ok, text):
+        return None
+    try:
+        response = Response.from_json(json.loads(text))
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return response if usable(response) else None
+
+
+def _row_sound(key: str, ok: int, text: str, checksum: str | None) -> int:
+    return int(read_row(key, ok, text, checksum) is not None)
+
+
 class RunStore:
     """A SQLite file of responses; safe for several processes (WAL, busy timeout)."""
 
@@ -82,6 +99,7 @@ class RunStore:
         with self._guard():
             self.db = sqlite3.connect(self.path, timeout=self.lock_timeout, isolation_level=None)
             self.db.create_function("row_checksum", 3, row_checksum, deterministic=True)
+            self.db.create_function("row_sound", 4, _row_sound, deterministic=True)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
@@ -115,7 +133,8 @@ class RunStore:
         return "checksum" in columns
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Response]:
-        """Successful responses stored under any of ``keys`` whose row passes its checksum."""
+        """Successful responses stored under any of ``keys`` whose rows are sound
+        (``read_row``); the others are counted in ``damaged``."""
         keys = list(keys)
         found: dict[str, Response] = {}
         with self._guard():
@@ -126,24 +145,12 @@ class RunStore:
                     "SELECT key, ok, response, checksum FROM responses "
                     f"WHERE ok = 1 AND key IN ({marks})", chunk).fetchall()
                 for key, ok, text, checksum in rows:
-                    response = self._verified(key, ok, text, checksum)
-                    if response is not None:
+                    response = read_row(key, ok, text, checksum)
+                    if response is None:
+                        self.damaged += 1
+                    else:
                         found[key] = response
         return found
-
-    def _verified(self, key: str, ok: int, text: str, checksum: str | None) -> Response | None:
-        """The row's response, or ``None`` (counted in ``damaged``) when it fails its checksum
-        or no longer reads as a response. Rows written by an older whatifbench into a migrated
-        store have no checksum; they are served when they read correctly."""
-        if checksum is not None and checksum != row_checksum(key, ok, text):
-            self.damaged += 1
-            return None
-        try:
-            response = Response.from_json(json.loads(text))
-        except (ValueError, TypeError, AttributeError):
-            self.damaged += 1
-            return None
-        return response if usable(response) else None
 
     def put(self, key: str, backend: str, item_id: str, response: Response) -> Response:
         """Store one response now (committed before returning) and return it as stored: with
@@ -161,8 +168,8 @@ class RunStore:
                 "INSERT INTO responses (key, backend, item_id, ok, response, created, checksum) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET ok = excluded.ok, "
                 "response = excluded.response, created = excluded.created, "
-                "checksum = excluded.checksum WHERE responses.ok = 0 OR responses.checksum IS NOT "
-                "row_checksum(responses.key, responses.ok, responses.response)",
+                "checksum = excluded.checksum WHERE responses.ok = 0 OR NOT row_sound("
+                "responses.key, responses.ok, responses.response, responses.checksum)",
                 (key, backend, item_id, ok, text, time.time(), row_checksum(key, ok, text)),
             )
         return stored
