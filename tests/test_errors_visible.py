@@ -15,6 +15,7 @@ from mucr_util import write_release
 from util import make_choice_dataset
 
 from whatifbench import api
+from whatifbench.analysis.bias import analyze_bias, bias_tables
 from whatifbench.cli.main import build_parser, main
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
@@ -127,6 +128,21 @@ def test_run_exits_3_when_items_ended_in_errors_and_report_keeps_the_marks(
     # A clean run exits 0.
     assert main(["run", "--suite", str(ds), "--model", "builtin:constant", "--out",
                  str(tmp_path / "clean"), "--no-progress"]) == 0
+
+
+def test_the_bias_analysis_says_which_runs_had_errors(tmp_path: Path) -> None:
+    ds = make_choice_dataset(tmp_path / "ds")
+    assert main(["run", "--suite", str(ds), "--model", "builtin:constant", "--model",
+                 "test:every-third-fails", "--out", str(tmp_path / "run"), "--no-progress"]) == 3
+    groups = tmp_path / "groups.csv"
+    groups.write_text("image,group\n" + "".join(f"img_{k:03d}.png,{'ab'[k % 2]}\n"
+                                                 for k in range(6)))
+    report = analyze_bias(tmp_path / "run", groups)
+    [(_, model, failed, total)] = report.backend_errors
+    assert model == "test:every-third-fails" and 0 < failed < total == 12
+    for table in bias_tables(report):
+        assert f"⚠ Backend errors — test:every-third-fails on handmade: {failed} of 12 items" \
+            in table.to_text()
 
 
 def test_the_exit_codes_are_documented_in_run_help() -> None:

@@ -60,8 +60,12 @@ def _cells(table: Table, runs: Sequence[RunResult]) -> list[str]:
 
 def error_note(runs: Sequence[RunResult]) -> str:
     """One sentence naming each run with errors, e.g. ``openai:gpt-4o: 12 of 300 items``."""
-    failing = [r for r in runs if r.n_errors]
-    parts = [f"{run_label(r, runs)}: {r.n_errors} of {r.n_items} items" for r in failing]
+    return errors_sentence([f"{run_label(r, runs)}: {r.n_errors} of {r.n_items} items"
+                            for r in runs if r.n_errors])
+
+
+def errors_sentence(parts: Sequence[str]) -> str:
+    """The note under a table whose runs had errors; ``parts`` name each run and its count."""
     return (f"⚠ Backend errors — {'; '.join(parts)} got no answer (the model's or the judge's "
             "call failed after all retries). They are counted wrong in every figure above; run "
             "the same command again to retry exactly those items.")
