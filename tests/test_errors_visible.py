@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from cello_fixtures import write_input
@@ -48,6 +49,33 @@ class EveryThirdFails(Backend):
             scores = tuple(0.0 if k == 0 else -1.0 for k in range(len(request.candidates)))
             yield i, (Response(error="connection error (ConnectError)") if self._failed(request)
                       else Response(scores=scores, mean_scores=scores))
+
+
+@register("backend", "test:cannot-describe")
+class CannotDescribe(Backend):
+    """Answers A, but its scene descriptions (the CCoT first stage) fail for pair p0."""
+
+    capabilities = Capabilities(generate=True, multi_image=True)
+    seen: ClassVar[list[str]] = []
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        for i, request in enumerate(requests):
+            type(self).seen.append(request.item_id)
+            failed = request.item_id.startswith("p0-") and request.item_id.endswith("#describe")
+            yield i, Response(error="HTTP 503") if failed else Response(text="A")
+
+
+def test_an_item_whose_ccot_description_failed_ends_in_that_error(tmp_path: Path) -> None:
+    ds = make_choice_dataset(tmp_path / "ds")
+    CannotDescribe.seen.clear()
+    [run] = api.run_all([ds], ["test:cannot-describe"], protocol=Protocol(strategy="ccot"),
+                        options=RunOptions(progress=False))
+    failed = {s.item_id: s.error for s in run.samples if s.error}
+    assert failed == {"p0-o": "the scene description failed: HTTP 503",
+                      "p0-c": "the scene description failed: HTTP 503"}
+    assert run.n_errors == 2 and run.execution.errors == 2
+    assert "p0-o" not in CannotDescribe.seen  # its question was not asked without a description
+    assert len(CannotDescribe.seen) == 12 + 10
 
 
 def _dataset(kind: str, tmp_path: Path) -> Path:
