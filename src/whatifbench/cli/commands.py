@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from whatifbench.runner.store import RunStore
 RUN_EXIT_CODES = """exit status:
   0    success
   1    internal error (a bug in whatifbench)
-  2    user error: bad input, or a model that cannot be used (one message, nothing written)
+  2    user error: bad input, or a model that cannot be used (one message, no outputs)
   3    the run finished and wrote its outputs, but some items ended in a backend error
        (shown in every table; run the same command again to retry exactly those)
   130  interrupted (Ctrl-C); rerun the same command to resume"""
@@ -37,9 +38,11 @@ def _err(msg: str) -> None:
 def add_run(sub: Any) -> None:
     """``whatif run``."""
     p = sub.add_parser("run", help="evaluate models on datasets (no arguments: the built-in demo)",
-                       description="Evaluate models on datasets. With no --suite it generates "
-                       "(once) a small C-VQA-Synthetic suite; with no --model it runs the "
-                       "built-in reference models that apply to each suite.",
+                       description=textwrap.fill(
+                           "Evaluate models on datasets. With no --suite it generates (once) a "
+                           "small C-VQA-Synthetic suite; with no --model it runs the built-in "
+                           "reference models that apply to each suite.", 79,
+                           break_on_hyphens=False),
                        epilog=RUN_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--suite", action="append", metavar="DIR", help="dataset folder (repeatable)")
     p.add_argument("--model", action="append", metavar="SPEC",
