@@ -15,8 +15,7 @@ from util import make_choice_dataset
 
 from whatifbench.cli.main import main
 from whatifbench.core.registry import entries, load_plugins
-from whatifbench.models.builtin.reference import IgnorePremiseBackend
-from whatifbench.models.builtin.scene_reader import SceneReaderBackend
+from whatifbench.runner.backends import make_backend
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cello.build import build_cello
 from whatifbench.suites.mucr.importer import import_mucr
@@ -52,26 +51,30 @@ def _stored(home: Path) -> int:
 
 
 def test_declarations() -> None:
-    reads = SceneReaderBackend.applies_to
+    reads = make_backend("builtin:scene-reader", {}).applies_to
     assert reads("cvqa-synthetic", "cvqa-synthetic") and reads("cfmm", "cfmm-synthetic")
     assert reads("mucr", "mucr-synthetic") and reads("mucr")
     for suite, generator in (("cello", "cello-build"), ("cvqa-real", "import:cvqa-real"),
                              ("cfmm", "import:cfmm"), ("mucr", "mucr-import"),
-                             ("cvqa-synthetic", "import:cvqa-synthetic"), ("cfmm", None)):
-        assert not reads(suite, generator) or generator is None and suite == "cfmm"
-    assert [s for s in SUITES if IgnorePremiseBackend.applies_to(s)] == [
-        "cvqa-synthetic", "cvqa-real", "cfmm"]
+                             ("cvqa-synthetic", "import:cvqa-synthetic"), ("cello", None)):
+        assert not reads(suite, generator)
+    ignores = make_backend("builtin:ignore-premise", {})
+    assert [s for s in SUITES if ignores.applies_to(s)] == ["cvqa-synthetic", "cvqa-real", "cfmm"]
+    oracle = make_backend("viper:builtin:constant", {"detector": "oracle"})
+    assert oracle.applies_to("cfmm", "cfmm-synthetic") and not oracle.applies_to("cfmm", "x")
+    assert "with -M detector=oracle it reads only pictures" in str(oracle.inapplicable("cello"))
 
 
-def test_every_shipped_backend_declares_its_arguments_and_suites() -> None:
+def test_every_shipped_backend_declares_its_arguments() -> None:
     load_plugins()
     for entry in entries("backend"):
-        if not entry.obj.__module__.startswith("whatifbench."):
-            continue  # ad-hoc backends of other tests
-        assert entry.obj.arg_names is not None, entry.name
+        if entry.obj.__module__.startswith("whatifbench."):  # not the ad-hoc ones of tests
+            assert entry.obj.arg_names is not None, entry.name
+    for name in ("random", "constant", "ignore-premise", "scene-reader", "text-prior"):
+        backend = make_backend(f"builtin:{name}", {})
         for suite in SUITES:
-            why = entry.obj.inapplicable(suite)
-            assert why is None or (isinstance(why, str) and why), (entry.name, suite)
+            why = backend.inapplicable(suite)
+            assert why is None or (isinstance(why, str) and why), (name, suite)
 
 
 def test_without_model_only_the_applicable_builtins_run(

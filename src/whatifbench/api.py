@@ -16,7 +16,7 @@ from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.report.render import tables_for, write_outputs
-from whatifbench.runner.backends import backend_class, check_shared_args, make_backend
+from whatifbench.runner.backends import check_shared_args, make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
@@ -68,16 +68,15 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             on_skip: Callable[[str], None] | None = None) -> list[RunResult]:
     """Evaluate every dataset with every model.
 
-    Before any model loads or is called: the datasets are validated, every model is checked to
-    apply to every dataset (``Backend.inapplicable``; an inapplicable pairing is refused with
-    the reason, or, with ``defaults`` — the models were not chosen by the user — left out and
-    reported to ``on_skip``), and every backend is created, which checks its ``-M`` arguments
-    and credentials.
+    Before any model loads or is called: the datasets are validated; every backend is created,
+    which checks its ``-M`` arguments and credentials; and every model is checked to apply to
+    every dataset (``Backend.inapplicable``: an inapplicable pairing is refused with the reason,
+    or, with ``defaults`` — the models were not chosen by the user — left out and reported to
+    ``on_skip``).
     """
     loaded = [d if isinstance(d, Dataset) else load_dataset(d) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
-    plan = applicable(loaded, models, defaults, on_skip)
     args = dict(model_args or {})
     shared = len(models) > 1
     if shared:
@@ -86,9 +85,10 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     own_store = store is None
     results: list[RunResult] = []
     try:
-        backends += [make_backend(spec, args, shared=shared) for spec, _ in plan]
+        backends += [make_backend(spec, args, shared=shared) for spec in models]
+        plan = applicable(loaded, backends, defaults, on_skip)
         store = store or RunStore()
-        for backend, (_spec, chosen) in zip(backends, plan, strict=True):
+        for backend, chosen in plan:
             for dataset in chosen:
                 result = evaluate(dataset, backend, protocol, store, options)
                 results.append(result)
@@ -103,28 +103,29 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     return results
 
 
-def applicable(datasets: Sequence[Dataset], models: Sequence[str], defaults: bool = False,
-               on_skip: Callable[[str], None] | None = None) -> list[tuple[str, list[Dataset]]]:
-    """Each model with the datasets it can answer. A pairing that does not apply raises a
-    ``WhatifError`` naming the reason, unless ``defaults``: then it is left out (``on_skip``
-    hears why) and models left with no dataset are dropped."""
-    plan: list[tuple[str, list[Dataset]]] = []
-    for spec in models:
-        cls = backend_class(spec)
+def applicable(datasets: Sequence[Dataset], backends: Sequence[Backend], defaults: bool = False,
+               on_skip: Callable[[str], None] | None = None
+               ) -> list[tuple[Backend, list[Dataset]]]:
+    """Each backend with the datasets it can answer (``Backend.inapplicable``). A pairing that
+    does not apply raises a ``WhatifError`` naming the reason, unless ``defaults``: then it is
+    left out (``on_skip`` hears why) and backends left with no dataset are dropped."""
+    plan: list[tuple[Backend, list[Dataset]]] = []
+    for backend in backends:
         chosen = []
         for dataset in datasets:
-            why = cls.inapplicable(dataset.suite, dataset.card.generator.get("name"))
+            why = backend.inapplicable(dataset.suite, dataset.card.generator.get("name"))
             if why is None:
                 chosen.append(dataset)
             elif defaults:
                 if on_skip:
-                    on_skip(f"{spec} is left out on {dataset.card.name} ({dataset.root}): {why}.")
+                    on_skip(f"{backend.spec} is left out on {dataset.card.name} "
+                            f"({dataset.root}): {why}.")
             else:
                 raise WhatifError(
-                    f"The model {spec} does not apply to the dataset {dataset.root} (suite "
-                    f"{dataset.suite}): {why}. Choose another --model ('whatif models' lists "
-                    "them), or leave --model out to run the built-in models that apply."
+                    f"The model {backend.spec} does not apply to the dataset {dataset.root} "
+                    f"(suite {dataset.suite}): {why}. Choose another --model ('whatif models' "
+                    "lists them), or leave --model out to run the built-in models that apply."
                 )
         if chosen:
-            plan.append((spec, chosen))
+            plan.append((backend, chosen))
     return plan

@@ -72,8 +72,7 @@ class EmbeddingBackend(Backend):
     arg_names = frozenset({"device", "batch_size"})
     suites: frozenset[str] | None = frozenset()
 
-    @classmethod
-    def inapplicable(cls, suite: str, generator: str | None = None) -> str | None:
+    def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
         """A judge only: it compares texts and cannot answer questions."""
         return "it compares texts and cannot answer questions; use it as a judge (--judge)"
 

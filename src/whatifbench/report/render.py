@@ -9,6 +9,7 @@ from pathlib import Path
 from whatifbench.core.fsutil import dumps, ensure_dir, write_text_atomic
 from whatifbench.report.errors import mark_errors
 from whatifbench.report.html import render_html
+from whatifbench.report.programs import program_failure_table
 from whatifbench.report.table import Table
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult
@@ -23,7 +24,8 @@ def tables_for(runs: Sequence[RunResult]) -> list[Table]:
         by_key.setdefault((run.suite, run.dataset), []).append(run)
     tables: list[Table] = []
     for (suite, _dataset), group in by_key.items():
-        tables += [mark_errors(t, group) for t in get_suite(suite).tables(group)]
+        tables += [mark_errors(t, group) for t in
+                   (*get_suite(suite).tables(group), *program_failure_table(group))]
     return tables
 
 

@@ -47,20 +47,23 @@ def backend_class(spec: str) -> type[Backend]:
 def make_backend(spec: str, args: Mapping[str, Any], *, shared: bool = False) -> Backend:
     """Instantiate the backend registered for ``spec``. Argument names it does not declare
     (``Backend.arg_names``) are refused; with ``shared`` (the ``-M`` arguments of a run with
-    several models) it takes only its own, and ``check_shared_args`` checks the rest."""
+    several models) it takes only its own, and ``check_shared_args`` checks the rest. A backend
+    that forwards arguments to inner backends gets them all and checks them itself."""
     cls = backend_class(spec)
     args = dict(args)
-    if shared:
-        args = own_args(cls, args)
-    if cls.arg_names is not None:
-        reject_unknown(spec, args, cls.arg_names)
+    if not cls.forwards_args:
+        if shared:
+            args = own_args(cls, args)
+        if cls.arg_names is not None:
+            reject_unknown(spec, args, cls.arg_names)
     return cls(spec, args)
 
 
 def check_shared_args(args: Mapping[str, Any], specs: Sequence[str]) -> None:
-    """Refuse ``-M`` names that none of a run's models takes."""
+    """Refuse ``-M`` names that none of a run's models takes (not decidable when one of them
+    forwards arguments to inner models: those check their own)."""
     classes = [backend_class(spec) for spec in specs]
-    if any(cls.arg_names is None for cls in classes):
+    if any(cls.arg_names is None or cls.forwards_args for cls in classes):
         return
     taken = {name for cls in classes for name in cls.arg_names or ()}
     unknown = sorted(set(args) - taken)

@@ -1,9 +1,8 @@
 """The run store: every response written to SQLite as it arrives; reruns resume and hit the cache.
 
 Responses are keyed by a hash of (backend spec, public backend args, backend version, request
-content including image bytes, generation parameters). Failed calls, and replies that carry
-neither text nor scores, are kept for inspection but never served, so they are retried on the
-next run.
+content including image bytes, generation parameters). Failed calls are kept for inspection but
+never served, so they are retried on the next run.
 
 Every row carries a checksum of its key, status and stored text, verified whenever the row is
 read: a row that fails it (or whose text is no longer a readable response) is never served; it
@@ -64,14 +63,9 @@ def row_checksum(key: str, ok: int, text: str) -> str:
     return hashlib.sha256(f"{key}\n{int(ok)}\n{text}".encode()).hexdigest()
 
 
-def usable(response: Response) -> bool:
-    """A successful response with something to score: text (even empty) or scores."""
-    return response.error is None and (response.text is not None or response.scores is not None)
-
-
 def read_row(key: str, ok: int, text: str, checksum: str | None) -> Response | None:
     """The response of a successful row, or ``None`` when the row fails its checksum or no
-    longer reads as a usable response (damaged: never served). Rows written into a migrated
+    longer reads as a successful response (damaged: never served). Rows written into a migrated
     store by an older whatifbench have no checksum; they are served when they read correctly."""
     if checksum is not None and checksum != row_checksum(key, ok, text):
         return None
@@ -79,7 +73,7 @@ def read_row(key: str, ok: int, text: str, checksum: str | None) -> Response | N
         response = Response.from_json(json.loads(text))
     except (ValueError, TypeError, AttributeError):
         return None
-    return response if usable(response) else None
+    return response if response.error is None else None
 
 
 def _row_sound(key: str, ok: int, text: str, checksum: str | None) -> int:
@@ -154,14 +148,10 @@ class RunStore:
 
     def put(self, key: str, backend: str, item_id: str, response: Response) -> Response:
         """Store one response now (committed before returning) and return it as stored: with
-        every known credential removed (``secrets.redact``), and a reply that holds neither text
-        nor scores turned into a failed call. A successful row is never replaced, unless it is
-        damaged."""
+        every known credential removed (``secrets.redact``). A successful row is never
+        replaced, unless it is damaged."""
         stored = Response.from_json(secrets.redact_value(response.to_json()))
-        if stored.error is None and not usable(stored):
-            stored = Response(error="the backend returned neither text nor scores",
-                              meta=stored.meta)
-        ok = 1 if usable(stored) else 0
+        ok = 1 if stored.error is None else 0
         text = json.dumps(stored.to_json(), ensure_ascii=False)
         with self._guard():
             self.db.execute(

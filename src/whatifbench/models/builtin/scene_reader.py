@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request
+from whatifbench.models.base import SCENE_GENERATORS, Request, scene_generators_reason
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.scenes.model import Scene, SceneError
 
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from whatifbench.models.builtin.reader.questions import Query
 
 READER_VERSION = "scene-reader-3"
-DRAWN_BY = {"cvqa-synthetic": "cvqa-synthetic", "cfmm-synthetic": "cfmm", "mucr-synthetic": "mucr"}
-"""The generators whose pictures it reads (whatifbench's scene engine), and their suites."""
 CACHE = 64
 """Perceived images kept (an original and its counterfactual question share one image)."""
 
@@ -41,18 +39,11 @@ class SceneReaderBackend(ProgramBackend):
     """Reads the image and the question, executes the question as a program (no metadata)."""
 
     arg_names = frozenset({"delay"})
-    suites = frozenset(DRAWN_BY.values())
+    suites = frozenset(SCENE_GENERATORS.values())
 
-    @classmethod
-    def inapplicable(cls, suite: str, generator: str | None = None) -> str | None:
+    def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
         """It reads only pictures drawn by whatifbench's own scene generators."""
-        if generator is None:
-            return super().inapplicable(suite)
-        if DRAWN_BY.get(generator) == suite:
-            return None
-        return (f"it reads only pictures drawn by whatifbench's scene generators "
-                f"({', '.join(DRAWN_BY)}), and this {suite} dataset was made by "
-                f"{generator or 'an unnamed generator'}")
+        return scene_generators_reason(suite, generator)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
