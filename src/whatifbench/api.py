@@ -14,8 +14,9 @@ from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend
 from whatifbench.report.render import tables_for, write_outputs
-from whatifbench.runner.backends import make_backend
+from whatifbench.runner.backends import check_shared_args, make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
@@ -25,6 +26,7 @@ __all__ = [
     "Protocol",
     "RunOptions",
     "RunStore",
+    "applicable",
     "default_suite",
     "evaluate",
     "load_dataset",
@@ -62,26 +64,68 @@ def default_suite(log: Callable[[str], None] | None = None) -> Path:
 def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             model_args: Mapping[str, Any] | None = None, protocol: Protocol | None = None,
             options: RunOptions | None = None, store: RunStore | None = None,
-            on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
-    """Evaluate every dataset with every model; datasets are validated before any model loads."""
+            on_result: Callable[[RunResult], None] | None = None, *, defaults: bool = False,
+            on_skip: Callable[[str], None] | None = None) -> list[RunResult]:
+    """Evaluate every dataset with every model.
+
+    Before any model loads or is called: the datasets are validated; every backend is created,
+    which checks its ``-M`` arguments and credentials; and every model is checked to apply to
+    every dataset (``Backend.inapplicable``: an inapplicable pairing is refused with the reason,
+    or, with ``defaults`` — the models were not chosen by the user — left out and reported to
+    ``on_skip``).
+    """
     loaded = [d if isinstance(d, Dataset) else load_dataset(d, verify=True) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
+    args = dict(model_args or {})
+    shared = len(models) > 1
+    if shared:
+        check_shared_args(args, models)
+    backends: list[Backend] = []
     own_store = store is None
-    store = store or RunStore()
     results: list[RunResult] = []
     try:
-        for spec in models:
-            backend = make_backend(spec, model_args or {})
-            try:
-                for dataset in loaded:
-                    result = evaluate(dataset, backend, protocol, store, options)
-                    results.append(result)
-                    if on_result:
-                        on_result(result)
-            finally:
-                backend.close()
+        backends += [make_backend(spec, args, shared=shared) for spec in models]
+        plan = applicable(loaded, backends, defaults, on_skip)
+        store = store or RunStore()
+        for backend, chosen in plan:
+            for dataset in chosen:
+                result = evaluate(dataset, backend, protocol, store, options)
+                results.append(result)
+                if on_result:
+                    on_result(result)
+            backend.close()  # free its memory before the next model loads
     finally:
-        if own_store:
+        for backend in backends:
+            backend.close()
+        if own_store and store is not None:
             store.close()
     return results
+
+
+def applicable(datasets: Sequence[Dataset], backends: Sequence[Backend], defaults: bool = False,
+               on_skip: Callable[[str], None] | None = None
+               ) -> list[tuple[Backend, list[Dataset]]]:
+    """Each backend with the datasets it can answer (``Backend.inapplicable``). A pairing that
+    does not apply raises a ``WhatifError`` naming the reason, unless ``defaults``: then it is
+    left out (``on_skip`` hears why) and backends left with no dataset are dropped."""
+    plan: list[tuple[Backend, list[Dataset]]] = []
+    for backend in backends:
+        chosen = []
+        for dataset in datasets:
+            why = backend.inapplicable(dataset.suite, dataset.card.generator.get("name"))
+            if why is None:
+                chosen.append(dataset)
+            elif defaults:
+                if on_skip:
+                    on_skip(f"{backend.spec} is left out on {dataset.card.name} "
+                            f"({dataset.root}): {why}.")
+            else:
+                raise WhatifError(
+                    f"The model {backend.spec} does not apply to the dataset {dataset.root} "
+                    f"(suite {dataset.suite}): {why}. Choose another --model ('whatif models' "
+                    "lists them), or leave --model out to run the built-in models that apply."
+                )
+        if chosen:
+            plan.append((backend, chosen))
+    return plan

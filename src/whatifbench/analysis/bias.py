@@ -31,8 +31,9 @@ from whatifbench.metrics.stats import (
     percent,
     stratified_bootstrap_ci,
 )
+from whatifbench.report.errors import errors_sentence
 from whatifbench.report.table import Table, fmt
-from whatifbench.runner.results import load_runs
+from whatifbench.runner.results import RunResult, load_runs
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,9 @@ class BiasReport:
     """Images of the groups file that no evaluated pair shows."""
     seed: int
     """Bootstrap seed."""
+    backend_errors: tuple[tuple[str, str, int, int], ...] = ()
+    """``(dataset, model, items that ended in a backend error, items)`` of the runs that had
+    errors (those items count as wrong above)."""
 
 
 def read_groups(path: Path) -> dict[str, str]:
@@ -123,10 +127,12 @@ def read_groups(path: Path) -> dict[str, str]:
     return groups
 
 
-def run_pairs(run: Path) -> dict[tuple[str, str], list[tuple[str, bool, bool]]]:
-    """Per (dataset, model): ``(image, original right, counterfactual right)`` per full pair."""
+def run_pairs(run: Path, results: Sequence[RunResult] | None = None
+              ) -> dict[tuple[str, str], list[tuple[str, bool, bool]]]:
+    """Per (dataset, model): ``(image, original right, counterfactual right)`` per full pair
+    (``results``: the runs of the folder, when already loaded)."""
     out: dict[tuple[str, str], list[tuple[str, bool, bool]]] = {}
-    for result in load_runs(run):
+    for result in results if results is not None else load_runs(run):
         by_pair: dict[str, dict[str, Sample]] = {}
         for s in result.samples:
             if s.pair_id is not None and s.role is not None:
@@ -169,7 +175,8 @@ def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
                  samples: int = BOOTSTRAP_SAMPLES) -> BiasReport:
     """The subgroup accuracies, diffs and gaps of every model in a run folder."""
     groups = read_groups(Path(groups_file))
-    pairs = run_pairs(Path(run))
+    results = load_runs(Path(run))
+    pairs = run_pairs(Path(run), results)
     stats: list[SubgroupStats] = []
     gaps: list[Gap] = []
     ungrouped = 0
@@ -199,7 +206,9 @@ def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
         raise WhatifError(f"No image of the run {run} is listed in {groups_file}; check that its "
                           "'image' column holds the COCO file names.")
     return BiasReport(tuple(stats), tuple(gaps), ungrouped,
-                      len(set(groups) - used), seed)
+                      len(set(groups) - used), seed,
+                      tuple((r.dataset, r.model, r.n_errors, r.n_items) for r in results
+                            if r.n_errors))
 
 
 def _diff(o: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -233,13 +242,17 @@ def bias_tables(report: BiasReport) -> list[Table]:
               f"{report.unused_images} image(s) of the groups file were not evaluated."))
     gap_rows = tuple((g.model, f"Δ({g.first}) − Δ({g.second})", _signed(-g.gap),
                       _interval(*g.ci)) for g in report.gaps)
+    failed: tuple[str, ...] = ()
+    if report.backend_errors:
+        failed = (errors_sentence([f"{model} on {dataset}: {n} of {total} items"
+                                   for dataset, model, n, total in report.backend_errors]),)
     return [Table("Bias: accuracy by image subgroup (C-VQA §4.3)",
                   ("model", "subgroup", "pairs", "orig", "cf", "Δ", "Δ 95% CI"), rows,
-                  notes=notes),
+                  notes=(*notes, *failed)),
             Table("Bias: gap between subgroups' changes", ("model", "gap", "points", "95% CI"),
                   gap_rows, notes=(("A negative gap means the counterfactual premise costs "
                                     "the model more on the first subgroup (bias.json's gap = "
-                                    "diff(a) − diff(b) has the opposite sign)."),))]
+                                    "diff(a) − diff(b) has the opposite sign)."), *failed))]
 
 
 def write_bias(report: BiasReport, out: Path, overwrite: bool = False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,19 @@ from whatifbench.core.dataset import load_dataset
 from whatifbench.core.outputs import check_inputs, check_output
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
-from whatifbench.errors import WhatifError
+from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
 from whatifbench.runner.results import RunResult, default_run_folder, load_runs
 from whatifbench.runner.store import RunStore
+
+RUN_EXIT_CODES = """exit status:
+  0    success
+  1    internal error (a bug in whatifbench)
+  2    user error: bad input, or a model that cannot be used (one message, no outputs)
+  3    the run finished and wrote its outputs, but some items ended in a backend error
+       (shown in every table; run the same command again to retry exactly those)
+  130  interrupted (Ctrl-C); rerun the same command to resume"""
 
 
 def _err(msg: str) -> None:
@@ -29,9 +38,12 @@ def _err(msg: str) -> None:
 def add_run(sub: Any) -> None:
     """``whatif run``."""
     p = sub.add_parser("run", help="evaluate models on datasets (no arguments: the built-in demo)",
-                       description="Evaluate models on datasets. With no --suite it generates "
-                       "(once) a small C-VQA-Synthetic suite; with no --model it runs the "
-                       "built-in reference models.")
+                       description=textwrap.fill(
+                           "Evaluate models on datasets. With no --suite it generates (once) a "
+                           "small C-VQA-Synthetic suite; with no --model it runs the built-in "
+                           "reference models that apply to each suite.", 79,
+                           break_on_hyphens=False),
+                       epilog=RUN_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--suite", action="append", metavar="DIR", help="dataset folder (repeatable)")
     p.add_argument("--model", action="append", metavar="SPEC",
                    help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable)")
@@ -109,18 +121,25 @@ def run_command(args: argparse.Namespace) -> int:
              f"store, {e.computed} computed, {e.errors} errors, {e.seconds:.1f}s")
 
     try:
-        runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log)
+        runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log,
+                           defaults=not args.model, on_skip=_err)
     finally:
         store.close()
+    if store.damaged:
+        _err(f"{store.damaged} stored answer(s) failed the store's integrity check; they were "
+             "not used but computed again.")
     paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites])
     for table in api.tables_for(runs):
         print()
         print(table.to_text())
-    errors = sum(r.execution.errors for r in runs)
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
-    if errors:
-        _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
-             "to retry them.")
+    failed = sum(r.n_errors for r in runs)
+    requests = sum(r.execution.errors for r in runs)
+    if failed or requests:
+        _err(f"{failed} item(s) ended in a backend error ({requests} request(s) failed after "
+             "all retries); they are counted wrong and marked in every table. Run the same "
+             f"command again to retry them (exit status {EXIT_BACKEND_ERRORS}).")
+        return EXIT_BACKEND_ERRORS
     return 0
 
 

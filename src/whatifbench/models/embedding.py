@@ -81,6 +81,12 @@ class EmbeddingBackend(Backend):
     """Sentence embeddings: cosine similarity of texts (an offline judge; -M device=cpu)."""
 
     capabilities = Capabilities(generate=False, rank=True, multi_image=False)
+    arg_names = frozenset({"device", "batch_size"})
+    suites: frozenset[str] | None = frozenset()
+
+    def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
+        """A judge only: it compares texts and cannot answer questions."""
+        return "it compares texts and cannot answer questions; use it as a judge (--judge)"
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         super().__init__(spec, args)

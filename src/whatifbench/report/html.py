@@ -28,7 +28,7 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;font-size:.9rem}td{text-align:r
 td:first-child{text-align:left}.note{color:#666;font-size:.85rem}
 .sample{border:1px solid #ddd;margin:.5rem 0;padding:.5rem;display:flex;gap:1rem}
 .sample pre{white-space:pre-wrap;margin:.2rem 0;font-size:.85rem}
-.ok{border-left:6px solid #3a3}.bad{border-left:6px solid #c33}
+.ok{border-left:6px solid #3a3}.bad{border-left:6px solid #c33}.errors{color:#c33}
 details{margin:.5rem 0}summary{cursor:pointer;font-weight:bold}
 """
 
@@ -40,7 +40,9 @@ def render_html(runs: Sequence[RunResult], tables: Sequence[Table]) -> str:
              "<h1>whatifbench report</h1>"]
     parts += [t.to_html() for t in tables]
     for run in runs:
-        parts.append(f"<h2>{html.escape(run.dataset)} × {html.escape(run.model)}</h2>")
+        failed = (f' <span class="errors">({run.n_errors} of {run.n_items} items: backend '
+                  'error)</span>') if run.n_errors else ""
+        parts.append(f"<h2>{html.escape(run.dataset)} × {html.escape(run.model)}{failed}</h2>")
         parts.append("<details><summary>Metrics and run spec</summary><pre>"
                      + html.escape(json.dumps({"metrics": run.metrics, "spec": run.spec},
                                               indent=2, ensure_ascii=False))

@@ -10,6 +10,7 @@ from typing import Any
 from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
+from whatifbench.models.shared_args import own_args, reject_unknown
 
 
 def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
@@ -32,16 +33,47 @@ def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
     return args
 
 
-def make_backend(spec: str, args: Mapping[str, Any]) -> Backend:
-    """Instantiate the backend registered for ``spec``."""
+def backend_class(spec: str) -> type[Backend]:
+    """The backend class registered for ``spec`` (nothing is instantiated)."""
     entry = lookup("backend", spec)
-    cls = entry.obj
+    cls: type[Backend] = entry.obj
     if getattr(cls, "name_arg_required", False) and (":" not in spec or not spec.split(":", 1)[1]):
         raise WhatifError(
             f"The backend {spec!r} needs a model after the colon, e.g. {entry.name}:MODEL."
         )
-    backend: Backend = cls(spec, dict(args))
-    return backend
+    return cls
+
+
+def make_backend(spec: str, args: Mapping[str, Any], *, shared: bool = False) -> Backend:
+    """Instantiate the backend registered for ``spec``. Argument names it does not declare
+    (``Backend.arg_names``) are refused; with ``shared`` (the ``-M`` arguments of a run with
+    several models) it takes only its own, and ``check_shared_args`` checks the rest. A backend
+    that forwards arguments to inner backends gets them all and checks them itself."""
+    cls = backend_class(spec)
+    args = dict(args)
+    if not cls.forwards_args:
+        if shared:
+            args = own_args(cls, args)
+        if cls.arg_names is not None:
+            reject_unknown(spec, args, cls.arg_names)
+    return cls(spec, args)
+
+
+def check_shared_args(args: Mapping[str, Any], specs: Sequence[str]) -> None:
+    """Refuse ``-M`` names that none of a run's models takes (not decidable when one of them
+    forwards arguments to inner models: those check their own)."""
+    classes = [backend_class(spec) for spec in specs]
+    if any(cls.arg_names is None or cls.forwards_args for cls in classes):
+        return
+    taken = {name for cls in classes for name in cls.arg_names or ()}
+    unknown = sorted(set(args) - taken)
+    if unknown:
+        which = "; ".join(f"{spec} takes {', '.join(sorted(cls.arg_names or ())) or 'none'}"
+                          for spec, cls in zip(specs, classes, strict=True))
+        raise WhatifError(
+            f"No model of this run takes the argument(s) {', '.join(unknown)} ({which}); check "
+            "the -M names (see docs/backends.md)."
+        )
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool, help: str,

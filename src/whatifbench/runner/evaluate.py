@@ -102,18 +102,21 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     backend.prepare(items)
 
     descriptions: dict[str, str | None] = {}
+    found: dict[int, Response] = {}
     if protocol.strategy == "ccot":
         first = [builder.describe_request(item) for item in items]
         answers = _fetch(backend, "generate", first, store, counts, options,
                          f"describe {dataset.card.name}")
         descriptions = {item.id: answers[i].text for i, item in enumerate(items)}
+        # An item whose description failed ended in that error; its question is not asked.
+        found = {i: Response(error=f"the scene description failed: {a.error}")
+                 for i, a in enumerate(answers) if a.error is not None}
 
     requests = [builder.build(item, descriptions.get(item.id)) for item in items]
     _check_images(backend, requests, protocol)
     modes = [answer_mode_for(mode, item) for item in items]
-    found: dict[int, Response] = {}
     for m in sorted(set(modes)):  # free-text items are generated even in rank mode
-        chosen = [i for i, x in enumerate(modes) if x == m]
+        chosen = [i for i, x in enumerate(modes) if x == m and i not in found]
         got = _fetch(backend, m, [requests[i] for i in chosen], store, counts, options,
                      f"{dataset.card.name} × {backend.spec}")
         found.update(zip(chosen, got, strict=True))

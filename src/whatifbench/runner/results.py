@@ -48,11 +48,32 @@ class RunResult:
     """Per-item records."""
     execution: Execution = field(default_factory=Execution, compare=False)
     """Cache hits, computed responses, errors, time."""
+    recorded_errors: int = field(default=0, compare=False)
+    """``errors`` as read from ``results.json`` (used when the samples are not at hand)."""
+
+    @property
+    def n_errors(self) -> int:
+        """Items that ended in a backend error (the model's or the judge's call failed after
+        all retries): scored wrong, shown in every table, retried by the next run."""
+        if self.samples:
+            return sum(backend_failed(s) for s in self.samples)
+        return self.recorded_errors
 
     def to_json(self) -> dict[str, Any]:
         """The ``results.json`` entry."""
         return {"suite": self.suite, "dataset": self.dataset, "model": self.model,
-                "n_items": self.n_items, "metrics": self.metrics, "spec": self.spec}
+                "n_items": self.n_items, "errors": self.n_errors, "metrics": self.metrics,
+                "spec": self.spec}
+
+
+def backend_failed(sample: Sample) -> bool:
+    """The item's model call failed, or a judge call grading it did (a judged suite marks those
+    parts ``"failure": "judge-error"`` in ``judgement["parts"]``)."""
+    if sample.error is not None:
+        return True
+    parts = sample.judgement.get("parts") if isinstance(sample.judgement, dict) else None
+    return isinstance(parts, dict) and any(
+        isinstance(p, dict) and p.get("failure") == "judge-error" for p in parts.values())
 
 
 RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -103,7 +124,8 @@ def load_runs(folder: str | Path) -> list[RunResult]:
     return [
         RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
                   n_items=e["n_items"], metrics=e["metrics"], spec=e.get("spec") or {},
-                  samples=samples.get((e["dataset"], e["model"]), []))
+                  samples=samples.get((e["dataset"], e["model"]), []),
+                  recorded_errors=int(e.get("errors") or 0))
         for e in entries
     ]
 

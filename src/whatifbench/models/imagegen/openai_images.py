@@ -23,6 +23,7 @@ from whatifbench.models.openai_compat.client import CallFailed, RetryingClient
 from whatifbench.models.openai_compat.options import (
     OpenAIOptions,
     Redactor,
+    require_key,
     sanitize_url,
     url_secrets,
 )
@@ -58,6 +59,7 @@ class OpenAIImagesBackend(ImageBackend):
         reject_unknown(spec, args, (*IMAGE_ARGS, *TRANSPORT), flag="-I")
         transport = {k: v for k, v in args.items() if k in TRANSPORT}
         self.options = OpenAIOptions.from_args(spec, transport)
+        require_key(self.options, spec, flag="-I")
         self.params = {k: args.get(k, default) for k, default in IMAGE_ARGS.items()}
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})
         self.model = spec.split(":", 1)[1]
@@ -109,3 +111,4 @@ class OpenAIImagesBackend(ImageBackend):
             await asyncio.gather(client.aclose(), fetcher.aclose())
 
         yield from as_completed(len(requests), one, close)
+        client.check_reached()

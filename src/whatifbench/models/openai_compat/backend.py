@@ -14,6 +14,7 @@ from whatifbench.models.openai_compat.client import CallFailed, RetryingClient
 from whatifbench.models.openai_compat.options import (
     OpenAIOptions,
     Redactor,
+    require_key,
     sanitize_url,
     url_secrets,
 )
@@ -47,6 +48,7 @@ class OpenAIBackend(Backend):
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         args = own_args(type(self), args)
         self.options = OpenAIOptions.from_args(spec, args)
+        require_key(self.options, spec)
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})
         self.model = spec.split(":", 1)[1]
         self.redact = Redactor([self.options.api_key or "", *url_secrets(self.options.base_url)])
@@ -80,6 +82,7 @@ class OpenAIBackend(Backend):
                     return Response(error=str(exc))
 
         yield from as_completed(len(requests), one, client.aclose)
+        client.check_reached()
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """One chat completion per request."""

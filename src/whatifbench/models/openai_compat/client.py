@@ -2,8 +2,10 @@
 
 Retried: HTTP 408, 409, 429 and 5xx, timeouts, dropped or refused connections and malformed
 replies, with exponential backoff and jitter, honouring ``Retry-After`` (and
-``retry-after-ms``). Other 4xx answers fail the call at once; 401/403/404 stop the whole run
-because no request can succeed. Every message is passed through the redactor first.
+``retry-after-ms``). The timeout bounds each attempt as a whole (connect to last byte). Other
+4xx answers and replies without content fail the call at once; 401/403/404 stop the whole run
+because no request can succeed, and so does a server that none of the first attempts reached.
+Every message is passed through the redactor first.
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ import httpx
 
 from whatifbench.errors import WhatifError
 from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor, sanitize_url
-from whatifbench.models.openai_compat.payloads import MalformedReply
+from whatifbench.models.openai_compat.payloads import EmptyReply, MalformedReply
 
 RETRY_STATUS = frozenset({408, 409, 429})
 RETRY_AFTER_LIMIT = 600.0
+UNREACHED_LIMIT = 20
+"""The run stops when this many first attempts all failed to get any answer from the server."""
 
 
 @functools.cache
@@ -95,6 +99,11 @@ class RetryingClient:
         self.idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
         for client in self.clients:
             self.idle.put_nowait(client)
+        self.answered = False
+        """Whether any attempt got an HTTP answer (of any status)."""
+        self.unreached = 0
+        """Attempts that got no answer at all (refused, unresolvable, dropped)."""
+        self.last_unreached = ""
 
     def _url(self, path: str) -> str:
         url = self.base_url + path
@@ -118,18 +127,23 @@ class RetryingClient:
         problem = "no attempt was made"
         for attempt in range(attempts):
             asked: float | None = None
+            client = await self.idle.get()
             try:
-                client = await self.idle.get()
-                try:
+                # The timeout bounds the whole call, from connecting to the last byte: httpx's
+                # own timeouts bound each read, which a server sending a byte now and then
+                # never exceeds.
+                async with asyncio.timeout(self.options.timeout):
                     response = await client.post(self._url(path), json=body)
                     raw = await response.aread()
-                finally:
-                    self.idle.put_nowait(client)
-            except httpx.TimeoutException:
-                problem = f"no response within {self.options.timeout:g} s"
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                problem = f"no complete response within {self.options.timeout:g} s"
+                if isinstance(exc, httpx.ConnectTimeout):
+                    self._unreached(f"{problem} (connecting)")
             except httpx.TransportError as exc:
                 problem = f"connection error ({type(exc).__name__})"
+                self._unreached(f"{type(exc).__name__}: {exc}")
             else:
+                self.answered = True
                 status = response.status_code
                 if status == 200:
                     try:
@@ -138,6 +152,8 @@ class RetryingClient:
                         problem = "the server sent a reply that is not JSON"
                     except MalformedReply as exc:
                         problem = f"malformed reply: {exc}"
+                    except EmptyReply as exc:
+                        raise CallFailed(self.redact(f"empty reply: {exc}")) from None
                 else:
                     detail = self.redact(raw.decode("utf-8", "replace"))[:300].strip()
                     self._check_fatal(status, detail)
@@ -145,10 +161,36 @@ class RetryingClient:
                     if status not in RETRY_STATUS and status < 500:
                         raise CallFailed(self.redact(problem))
                     asked = retry_after(response.headers)
+            finally:
+                self.idle.put_nowait(client)
             if attempt + 1 < attempts:
                 await asyncio.sleep(self._delay(attempt, asked))
         raise CallFailed(self.redact(f"{problem} (after {attempts} attempt"
                                      f"{'s' if attempts != 1 else ''})"))
+
+    def _unreached(self, why: str) -> None:
+        """Count an attempt that got no answer at all; stop the run when the first
+        ``UNREACHED_LIMIT`` attempts all did."""
+        self.unreached += 1
+        self.last_unreached = why
+        if not self.answered and self.unreached >= UNREACHED_LIMIT:
+            raise self.unreachable()
+
+    def unreachable(self) -> WhatifError:
+        """The message for a server that never answered."""
+        return WhatifError(
+            f"The server at {self.public_url} could not be reached: none of the first "
+            f"{self.unreached} attempt{'s' if self.unreached != 1 else ''} got an answer (last: "
+            f"{self.redact(self.last_unreached)}). Check that the server is running and that "
+            "--base-url is right (it ends with /v1, e.g. --base-url http://localhost:8000/v1); "
+            "nothing was scored."
+        )
+
+    def check_reached(self) -> None:
+        """After a batch: raise ``unreachable()`` when no attempt ever got an answer (a run too
+        small to reach ``UNREACHED_LIMIT`` attempts, every call failed to connect)."""
+        if not self.answered and self.unreached:
+            raise self.unreachable()
 
     def _check_fatal(self, status: int, detail: str) -> None:
         where = self.public_url

@@ -7,8 +7,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
+from whatifbench import secrets
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import is_secret
 from whatifbench.models.shared_args import reject_unknown
@@ -74,21 +75,46 @@ class OpenAIOptions:
 
 
 def sanitize_url(url: str) -> str:
-    """``url`` without user:password and without the values of credential-like query
-    parameters (safe to record and to print)."""
+    """``url`` without user:password and without any query value (parameter names are kept,
+    values shown as ``***``: a key may hide in a parameter of any name), safe to record and to
+    print."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if parts.port:
         host = f"{host}:{parts.port}"
-    query = urlencode([(k, "***" if is_secret(k) else v) for k, v in parse_qsl(parts.query)])
+    query = "&".join(f"{quote(k, safe='-_.~')}=***"
+                     for k, _ in parse_qsl(parts.query, keep_blank_values=True))
     return urlunsplit((parts.scheme, host, parts.path, query, ""))
+
+
+LOOPBACK = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+
+def is_loopback(url: str) -> bool:
+    """True when ``url`` points at this machine."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host in LOOPBACK or host.startswith("127.") or host.endswith(".localhost")
+
+
+def require_key(options: OpenAIOptions, spec: str, flag: str = "-M") -> None:
+    """Refuse, before any call, a server on another machine without an API key."""
+    if options.api_key or is_loopback(options.base_url):
+        return
+    raise WhatifError(
+        f"No API key is set for {spec} at {sanitize_url(options.base_url)}, a server on "
+        f"another machine: set OPENAI_API_KEY or pass {flag} api_key=... . If that server "
+        f"needs no key, say so with any placeholder, e.g. OPENAI_API_KEY=EMPTY (vLLM's "
+        "convention)."
+    )
 
 
 class Redactor:
     """Removes a key, bearer tokens and URL credentials from text before it is shown or stored."""
 
-    def __init__(self, secrets: list[str]) -> None:
-        self.secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
+    def __init__(self, values: list[str]) -> None:
+        self.secrets = sorted({s for s in values if s and len(s) >= secrets.MIN_LENGTH
+                               and not secrets.is_placeholder(s)}, key=len, reverse=True)
+        secrets.remember(*self.secrets)
 
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
@@ -99,8 +125,10 @@ class Redactor:
 
 
 def url_secrets(url: str) -> list[str]:
-    """Credentials carried by a URL (password, user, secret query values)."""
+    """Credentials a URL may carry: the password, the values of credential-like query
+    parameters, and any other query value of 8 characters or more (``?sig=...``). (A user name
+    is not secret; ``sanitize_url`` leaves it out of what is recorded.)"""
     parts = urlsplit(url)
-    found = [parts.password or "", parts.username or ""]
-    found += [v for k, v in parse_qsl(parts.query) if is_secret(k)]
+    found = [parts.password or ""]
+    found += [v for k, v in parse_qsl(parts.query) if is_secret(k) or len(v) >= 8]
     return [s for s in found if s]
