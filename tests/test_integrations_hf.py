@@ -53,6 +53,13 @@ def test_round_trip_is_identical(kind: str, kind_datasets, tmp_path: Path) -> No
     with Image.open(source / data.items[0].images[0]) as original:
         assert pictures[0].size == original.size
 
+    extras = sorted(p.relative_to(source).as_posix() for p in (source / "images").rglob("*")
+                    if p.is_file() and p.relative_to(source).as_posix() not in
+                    {rel for item in data.items for rel in item.images})
+    if extras:  # images no item shows (CFMM's intervened scenes): their own configuration
+        extra = datasets.load_dataset(str(tmp_path / "hf"), "extra_images", split="test",
+                                      cache_dir=str(tmp_path / "cache"))
+        assert extra["path"] == extras
     meta = read_card_yaml(tmp_path / "hf" / "README.md")
     assert meta["license"] == "cc-by-4.0"
     assert "visual-question-answering" in meta["task_categories"]
