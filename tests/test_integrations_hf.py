@@ -5,6 +5,7 @@ YAML metadata; bad inputs."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,15 @@ def test_shards_and_a_single_parquet_file(kind_datasets, tmp_path: Path) -> None
     card = import_hf(first, tmp_path / "part")
     part = load_dataset(tmp_path / "part")
     assert 0 < len(part.items) < len(load_dataset(source).items)
-    assert card.suite == "cvqa-synthetic"
+    assert card.suite == "cvqa-synthetic" and card.counts["items"] == len(part.items)
+
+
+def test_missing_library_says_which_extra(kind_datasets, tmp_path: Path,  # noqa: F811
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "datasets", None)  # as if it were not installed
+    with pytest.raises(WhatifError, match=r'pip install "whatifbench\[datasets\]"'):
+        export_hf(kind_datasets("choice"), tmp_path / "hf")
+    assert not (tmp_path / "hf").exists()
 
 
 def test_bad_inputs(kind_datasets, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811

@@ -26,7 +26,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, Dataset, DatasetWriter, load_dataset, problems_message
-from whatifbench.core.fsutil import dumps, staged_dir, write_text_atomic
+from whatifbench.core.fsutil import dumps, sha256_bytes, staged_dir, write_text_atomic
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
@@ -271,6 +271,7 @@ def import_hf(path: str | Path, out: str | Path, overwrite: bool = False,
     lookup("suite", card.suite)  # an unknown suite is refused before anything is written
     problems: list[str] = []
     written: dict[str, bytes] = {}
+    items: list[Item] = []
     with DatasetWriter(out, overwrite) as writer:
 
         def add(rel: str, blob: bytes, where: str) -> None:
@@ -291,6 +292,7 @@ def import_hf(path: str | Path, out: str | Path, overwrite: bool = False,
                 add(rel, blob, f"row {n}")
             try:
                 writer.add_item(item)
+                items.append(item)
             except ValueError as exc:
                 problems.append(f"row {n}: {exc}")
         extra = sorted(str(p) for p in path.glob(f"{EXTRA}-*.parquet")) if path.is_dir() else []
@@ -303,8 +305,13 @@ def import_hf(path: str | Path, out: str | Path, overwrite: bool = False,
         if problems:
             raise WhatifError(problems_message(f"The Hugging Face dataset {path}", problems,
                                                "Re-export the dataset and import it again."))
+        # The card's own counts (with extra keys such as what an importer skipped) hold only
+        # for the items it describes; a part (one shard) or an edited file gets counts anew.
+        lines = "".join(dumps(item.to_json()) + "\n" for item in items)  # as DatasetWriter
+        whole = sha256_bytes(lines.encode("utf-8")) == card.hashes.get("items_sha256")
         written_card = writer.finish(name=card.name, suite=card.suite, version=card.version,
                                      generator=card.generator, seed=card.seed,
-                                     counts=card.counts or None, extra=card.extra or None)
+                                     counts=card.counts if whole else None,
+                                     extra=card.extra or None)
         load_dataset(writer.stage, check_images=True)  # pairs, images: refuse before renaming
         return written_card
