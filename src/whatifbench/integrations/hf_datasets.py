@@ -106,7 +106,7 @@ def _write(ds: Any, folder: Path, prefix: str, feats: Any, row: Callable[[int], 
         built = [row(i) for i in chosen]
         columns = {key: [r[key] for r in built] for key in feats}
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        with _quiet(ds):
+        with _QuietProgress(ds):
             ds.Dataset.from_dict(columns, features=feats).to_parquet(str(folder / name))
     return names
 
@@ -139,7 +139,7 @@ def export_hf(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = 
     return HfExport(Path(out), len(data.items), names, "image" if single else "images")
 
 
-class _quiet:
+class _QuietProgress:
     """Silence the progress bars of ``datasets`` inside a block."""
 
     def __init__(self, ds: Any) -> None:
@@ -211,7 +211,7 @@ def _card(path: Path, suite: str | None) -> Card:
 def _rows(files: list[str], where: Path) -> Iterator[dict[str, Any]]:
     """The rows of Parquet files, image bytes undecoded."""
     ds = require("datasets")
-    with tempfile.TemporaryDirectory(prefix="whatif-hf-") as cache, _quiet(ds):
+    with tempfile.TemporaryDirectory(prefix="whatif-hf-") as cache, _QuietProgress(ds):
         try:
             table = ds.Dataset.from_parquet(files, cache_dir=cache)
         except (OSError, ValueError, TypeError) as exc:

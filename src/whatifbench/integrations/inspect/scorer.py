@@ -60,6 +60,8 @@ def whatif_answer(suite: str, protocol: dict[str, Any]) -> Scorer:
     """Score a reply as ``whatif run`` does (the task adds the suite's metrics)."""
     the_suite = get_suite(suite)
     the_protocol = Protocol(**protocol)
+    # The suite's judge (MuCR: the offline embedding model), loaded once for the whole eval.
+    judge = JudgeRuntime(the_suite.default_judge, {}, _judge_fetch)
 
     async def score(state: TaskState, target: Target) -> Score:
         item = _item(state.metadata["item"])
@@ -67,11 +69,7 @@ def whatif_answer(suite: str, protocol: dict[str, Any]) -> Scorer:
         reply = Response(text=state.output.completion)
         sample = score_item(the_suite, the_protocol, item, request, reply, "generate")
         if item.kind == "text":
-            judge = JudgeRuntime(the_suite.default_judge, {}, _judge_fetch)
-            try:
-                sample = the_suite.judge([sample], [item], judge)[0]
-            finally:
-                judge.close()
+            sample = the_suite.judge([sample], [item], judge)[0]
         value = float(sample.score or 0.0) if item.kind == "text" else float(sample.correct)
         return Score(value=value, answer=sample.prediction, explanation=sample.flag,
                      metadata={"sample": sample.to_json()})
