@@ -182,6 +182,12 @@ def test_import_results_writes_our_run(kind_datasets, tmp_path: Path,  # noqa: F
     lines = (tmp_path / "run" / "samples.jsonl").read_text().splitlines()
     assert len(lines) == len(load_dataset(folder).items)
     assert (tmp_path / "run" / "report.html").is_file()
+    # Replies and judge calls went to the run store ($WHATIF_HOME's): importing again computes
+    # nothing, and gives the same run.
+    again = import_lmms_eval(samples, load_dataset(folder))
+    assert again.run.execution.computed == 0
+    assert again.run.execution.from_store == len(lines) + run["metrics"]["n"]["exp"]
+    assert json.loads(json.dumps(again.run.metrics)) == run["metrics"]
 
 
 def _other_dataset(tmp_path: Path) -> Dataset:

@@ -7,7 +7,6 @@ judges score the replies, and the suite's metrics, intervals and reports follow.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -47,19 +46,19 @@ class ReplayBackend(Backend):
 def replay(dataset: Dataset, backend: ReplayBackend, source: dict[str, Any],
            store: str | Path | None = None, max_new_tokens: int | None = None) -> RunResult:
     """Evaluate the dataset's recorded items with ``backend``; ``source`` (the tool, file, task,
-    model ...) is added to the run spec. Judges (MuCR's explanations) run through ``store``, a
-    temporary one unless given."""
+    model ...) is added to the run spec. Replies and judge calls (MuCR's explanations) go
+    through the run store as in ``whatif run`` (``store``, default ``$WHATIF_HOME``'s), so a
+    repeated import makes no judge calls."""
     chosen = tuple(item for item in dataset.items if item.id in backend.replies)
     if not chosen:
         raise WhatifError(f"None of the recorded replies belong to items of {dataset.root}.")
     subset = replace(dataset, items=chosen)
     protocol = replace(GENERATE, max_new_tokens=max_new_tokens)
-    with tempfile.TemporaryDirectory(prefix="whatif-replay-") as tmp:
-        run_store = RunStore(store) if store is not None else RunStore(Path(tmp) / "store.sqlite")
-        try:
-            result = evaluate(subset, backend, protocol, run_store, RunOptions(progress=False))
-        finally:
-            run_store.close()
+    run_store = RunStore(store)
+    try:
+        result = evaluate(subset, backend, protocol, run_store, RunOptions(progress=False))
+    finally:
+        run_store.close()
     spec = {**result.spec, "source": source}
     spec["selection"] = {**spec.get("selection", {}), "items": len(chosen),
                          "of": len(dataset.items)}

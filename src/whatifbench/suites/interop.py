@@ -125,7 +125,7 @@ class ImportResultsCommand:
         lmms.add_argument("--model", metavar="NAME",
                           help="model name in the results (default lmms-eval:MODEL:PRETRAINED)")
         lmms.add_argument("--store", metavar="FILE",
-                          help="run store for judge calls (default: a temporary one)")
+                          help="run store (default $WHATIF_HOME/store.sqlite)")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
