@@ -46,6 +46,13 @@ DEFAULT_SUITE = ("cvqa-synthetic", {"per_template": 50}, 0)
 def default_suite(log: Callable[[str], None] | None = None) -> Path:
     """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME``."""
     name, params, seed = DEFAULT_SUITE
+    return generated_suite(name, params, seed, log)
+
+
+def generated_suite(name: str, params: Mapping[str, Any], seed: int,
+                    log: Callable[[str], None] | None = None) -> Path:
+    """The suite the generator ``name`` makes with ``params`` and ``seed``, generated once under
+    ``$WHATIF_HOME/suites`` (regenerated when the folder does not load)."""
     generator = lookup("generator", name).obj
     tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
     folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{generator.version}"

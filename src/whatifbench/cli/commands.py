@@ -201,6 +201,8 @@ def add_export(sub: Any) -> None:
     p.add_argument("--format", required=True, choices=formats)
     p.add_argument("--out", required=True, metavar="PATH")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    for entry in entries("exporter"):  # format-specific options, one group per format
+        entry.obj.add_arguments(p.add_argument_group(f"{entry.name} options"))
     p.set_defaults(func=export_command)
 
 
