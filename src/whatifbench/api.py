@@ -17,17 +17,20 @@ from whatifbench.errors import WhatifError
 from whatifbench.report.render import tables_for, write_outputs
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.executor import Executor, ExecutorConfig, open_executor
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
 
 __all__ = [
     "DEFAULT_MODELS",
+    "ExecutorConfig",
     "Protocol",
     "RunOptions",
     "RunStore",
     "default_suite",
     "evaluate",
     "load_dataset",
+    "open_executor",
     "run_all",
     "tables_for",
     "write_outputs",
@@ -62,8 +65,13 @@ def default_suite(log: Callable[[str], None] | None = None) -> Path:
 def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             model_args: Mapping[str, Any] | None = None, protocol: Protocol | None = None,
             options: RunOptions | None = None, store: RunStore | None = None,
-            on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
-    """Evaluate every dataset with every model; datasets are validated before any model loads."""
+            on_result: Callable[[RunResult], None] | None = None,
+            executor: Executor | None = None) -> list[RunResult]:
+    """Evaluate every dataset with every model; datasets are validated before any model loads.
+
+    ``executor`` decides where requests are answered (default: in this process; see
+    ``runner.executor.open_executor`` for Ray); the run store is written here either way.
+    """
     loaded = [d if isinstance(d, Dataset) else load_dataset(d) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
@@ -72,7 +80,8 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     results: list[RunResult] = []
     try:
         for spec in models:
-            backend = make_backend(spec, model_args or {})
+            backend = (executor.make_backend(spec, model_args or {}) if executor is not None
+                       else make_backend(spec, model_args or {}))
             try:
                 for dataset in loaded:
                     result = evaluate(dataset, backend, protocol, store, options)

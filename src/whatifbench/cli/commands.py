@@ -17,6 +17,7 @@ from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
+from whatifbench.runner.executor import add_executor_arguments, executor_config
 from whatifbench.runner.results import RunResult, load_runs
 from whatifbench.runner.store import RunStore
 
@@ -60,6 +61,7 @@ def add_run(sub: Any) -> None:
                    metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_executor_arguments(p, "run")
     p.set_defaults(func=run_command)
 
 
@@ -77,6 +79,7 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
+    executor = executor_config(args)
     suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = model_args_from(args)
@@ -96,7 +99,9 @@ def run_command(args: argparse.Namespace) -> int:
              f"store, {e.computed} computed, {e.errors} errors, {e.seconds:.1f}s")
 
     try:
-        runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log)
+        with api.open_executor(executor, log=_err) as where:
+            runs = api.run_all(suites, models, model_args, protocol, options, store,
+                               on_result=log, executor=where)
     finally:
         store.close()
     paths = api.write_outputs(out, runs)

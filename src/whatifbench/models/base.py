@@ -143,6 +143,9 @@ class Backend(ABC):
     execution_args: frozenset[str] = frozenset()
     """Argument names that change how requests are executed but never what the model answers
     (concurrency, timeouts, retries): recorded in run specs, left out of cache keys."""
+    uses_gpu = False
+    """True for backends that run a network on their own machine (``hf:``): with
+    ``--executor ray`` each actor then reserves a GPU when the cluster has GPUs."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         self.spec = spec
