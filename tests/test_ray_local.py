@@ -1,0 +1,188 @@
+"""``--executor ray`` on a local Ray (2 CPUs, started once for this module): same results and
+samples as the local executor, an actor killed mid-run, generators byte for byte."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from util import make_choice_dataset
+
+from whatifbench import api
+from whatifbench.cli.main import main
+from whatifbench.core.dataset import load_dataset
+from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.protocol import Protocol
+from whatifbench.errors import WhatifError
+from whatifbench.runner.backends import make_backend
+from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.executor import ExecutorConfig, open_executor
+from whatifbench.runner.ray_executor import RayBackend
+from whatifbench.runner.store import RunStore
+from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+
+ray = pytest.importorskip("ray")
+QUIET = RunOptions(progress=False)
+
+
+@pytest.fixture(scope="module")
+def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One local Ray for the module (actors get their own ``$WHATIF_HOME``)."""
+    home = tmp_path_factory.mktemp("ray_home")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
+             runtime_env={"env_vars": {"WHATIF_HOME": str(home)}})
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cvqa") / "suite"
+    CvqaSyntheticGenerator.generate(out, per_template=3, seed=4, workers=1)
+    return out
+
+
+def outputs(tmp: Path, runs: list[Any]) -> tuple[str, str]:
+    paths = api.write_outputs(tmp, runs)
+    return paths["results.json"].read_text(), paths["samples.jsonl"].read_text()
+
+
+RAY = ExecutorConfig(kind="ray", actors=2)
+
+
+def test_builtin_models_give_the_local_results(local_ray: Any, synthetic: Path,
+                                               tmp_path: Path) -> None:
+    ds = load_dataset(synthetic)
+    args = {"seed": 3}
+    protocols = (Protocol(), Protocol(answer_mode="rank"))
+    # ignore-premise learns from all items in prepare(): both actors must have them
+    for spec, actors in (("builtin:scene-reader", 2), ("builtin:ignore-premise", 2),
+                         ("builtin:random", 1)):
+        local = [evaluate(ds, make_backend(spec, args), p, RunStore(tmp_path / "l.sqlite"),
+                          QUIET) for p in protocols]
+        store = RunStore(tmp_path / f"{spec}.sqlite")
+        with open_executor(ExecutorConfig(kind="ray", actors=actors)) as executor:
+            backend = executor.make_backend(spec, args)
+            try:
+                remote = [evaluate(ds, backend, p, store, QUIET) for p in protocols]
+                again = [evaluate(ds, backend, p, store, QUIET) for p in protocols]
+            finally:
+                backend.close()
+        assert outputs(tmp_path / "a", local) == outputs(tmp_path / "b", remote)
+        assert outputs(tmp_path / "a", local) == outputs(tmp_path / "c", again)
+        assert all(r.execution.computed == r.n_items for r in remote)
+        assert all(r.execution.from_store == r.n_items for r in again)  # nothing recomputed
+    assert ray.is_initialized()  # the caller's Ray is left running
+
+
+def test_cli_run_on_ray(local_ray: Any, synthetic: Path, tmp_path: Path) -> None:
+    base = ["run", "--suite", str(synthetic), "--model", "builtin:scene-reader",
+            "--no-progress", "--limit", "10"]
+    assert main([*base, "--out", str(tmp_path / "local")]) == 0
+    assert main([*base, "--out", str(tmp_path / "ray"), "--store", str(tmp_path / "s.sqlite"),
+                 "--executor", "ray", "--ray-actors", "1"]) == 0
+    for name in ("results.json", "samples.jsonl"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes()
+
+
+def test_tiny_hf_model_gives_the_local_results(local_ray: Any, tiny_llava: Path,
+                                               tmp_path: Path) -> None:
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=3)
+    spec = f"hf:{tiny_llava}"
+    args = {"batch_size": 2}
+    local = api.run_all([ds], [spec], args, Protocol(max_new_tokens=4), QUIET,
+                        RunStore(tmp_path / "l.sqlite"))
+    with open_executor(ExecutorConfig(kind="ray", actors=1)) as executor:
+        backend = executor.make_backend(spec, args)
+        assert isinstance(backend, RayBackend)
+        try:
+            remote = [evaluate(load_dataset(ds), backend, Protocol(max_new_tokens=4),
+                               RunStore(tmp_path / "r.sqlite"), QUIET)]
+            ranked = evaluate(load_dataset(ds), backend, Protocol(answer_mode="rank"),
+                              RunStore(tmp_path / "r.sqlite"), QUIET)
+        finally:
+            backend.close()
+    assert outputs(tmp_path / "a", local) == outputs(tmp_path / "b", remote)
+    assert remote[0].spec["backend"]["version"] == local[0].spec["backend"]["version"]
+    assert all(s.scores is not None and len(s.scores) == 4 for s in ranked.samples)
+
+
+def _kill_when_stored(store_path: Path, backend: RayBackend, rows: int,
+                      killed: list[int]) -> threading.Thread:
+    """Kill the first actor's process with SIGKILL once ``rows`` responses are stored."""
+
+    def watch() -> None:
+        peek = RunStore(store_path)
+        deadline = time.monotonic() + 120
+        while peek.count() < rows and time.monotonic() < deadline:
+            time.sleep(0.02)
+        peek.close()
+        slot = next(s for s in backend.pool.slots if s.busy and s.pid)
+        os.kill(slot.pid, signal.SIGKILL)
+        killed.append(slot.pid)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_actor_killed_mid_run_loses_nothing(local_ray: Any, tmp_path: Path) -> None:
+    ds = load_dataset(make_choice_dataset(tmp_path / "ds", n_pairs=40))
+    args = {"delay": 0.02}
+    expected = evaluate(ds, make_backend("builtin:random", args), Protocol(),
+                        RunStore(tmp_path / "l.sqlite"), QUIET)
+    killed: list[int] = []
+    with open_executor(RAY) as executor:
+        backend = executor.make_backend("builtin:random", args)
+        assert isinstance(backend, RayBackend)
+        try:
+            watcher = _kill_when_stored(tmp_path / "r.sqlite", backend, 10, killed)
+            got = evaluate(ds, backend, Protocol(), RunStore(tmp_path / "r.sqlite"), QUIET)
+            watcher.join(timeout=10)
+            assert killed and backend.pool.redispatched >= 1
+            assert got.execution.errors == 0 and got.execution.computed == 80
+        finally:
+            backend.close()
+    assert outputs(tmp_path / "a", [expected]) == outputs(tmp_path / "b", [got])
+
+
+def test_user_mistakes_come_back_as_one_message(local_ray: Any, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=2)
+    base = ["run", "--suite", str(ds), "--executor", "ray", "--no-progress",
+            "--out", str(tmp_path / "out")]
+    assert main([*base, "--model", "openai:m", "-M", "max_connections=0",
+                 "--ray-actors", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "max_connections must be a whole number >= 1" in err and "Traceback" not in err
+    assert main([*base, "--model", "builtin:random", "--ray-actor-resources", "gpu=1"]) == 2
+    err = capsys.readouterr().err
+    assert "No node of the Ray cluster has" in err and "gpu=1" in err
+    assert not (tmp_path / "out" / "results.json").exists()
+    with pytest.raises(WhatifError, match="Unknown backend"):
+        with open_executor(RAY) as executor:
+            executor.make_backend("builtin:nonsense", {})
+
+
+def files(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): sha256_file(p)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("name,size", [("cvqa-synthetic", ["--per-template", "3"]),
+                                       ("cfmm-synthetic", ["--per-category", "2"]),
+                                       ("mucr-synthetic", ["--groups", "5"])])
+def test_generate_on_ray_is_byte_identical(local_ray: Any, tmp_path: Path, name: str,
+                                           size: list[str]) -> None:
+    local, remote = tmp_path / "local", tmp_path / "ray"
+    assert main(["generate", name, *size, "--seed", "2", "--out", str(local)]) == 0
+    assert main(["generate", name, *size, "--seed", "2", "--out", str(remote),
+                 "--executor", "ray", "--ray-tasks", "3"]) == 0
+    assert files(local) == files(remote)
