@@ -36,7 +36,7 @@ QUIET = RunOptions(progress=False)
 def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One local Ray for the module (actors get their own ``$WHATIF_HOME``)."""
     home = tmp_path_factory.mktemp("ray_home")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
              runtime_env={"env_vars": {"WHATIF_HOME": str(home)}})
     yield ray
     ray.shutdown()

@@ -70,6 +70,8 @@ def connect(address: str | None) -> RaySession:
             ray.init(include_dashboard=False, **options)
             started_local = True
     else:
+        if chosen == "local":
+            options["include_dashboard"] = False
         try:
             ray.init(address=chosen, **options)
         except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
