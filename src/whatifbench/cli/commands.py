@@ -38,7 +38,9 @@ def add_run(sub: Any) -> None:
                    help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable)")
     p.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
                    help="backend argument (repeatable), e.g. -M batch_size=8")
-    p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
+    p.add_argument("--base-url", action="append", metavar="URL",
+                   help="OpenAI-compatible server URL (sets -M base_url=...); repeat it to spread "
+                        "the calls over several servers")
     p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
     p.add_argument("--limit", type=int, help="evaluate the first N items (whole pairs)")
     p.add_argument("--subset", type=_subset, metavar="SHARE|NAME",

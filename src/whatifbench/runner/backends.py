@@ -11,10 +11,14 @@ from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 
+REPEATABLE = frozenset({"base_url"})
+"""Arguments that may be given several times (``-M base_url=A -M base_url=B``: a list)."""
+
 
 def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
     """``-M key=value`` pairs → dict; values are read as Python literals when they are one
-    (numbers, booleans, None), else kept as strings. Nothing is ever evaluated as code."""
+    (numbers, booleans, None), else kept as strings. Nothing is ever evaluated as code. A
+    ``REPEATABLE`` argument given more than once becomes a list."""
     args: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -28,8 +32,24 @@ def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
             value = raw
         if raw in ("true", "false"):
             value = raw == "true"
-        args[key.strip()] = value
+        key = key.strip()
+        if key in REPEATABLE and key in args:
+            value = _merged(args[key], value)
+        args[key] = value
     return args
+
+
+def _merged(old: Any, new: Any) -> list[Any]:
+    """Values of a repeatable argument, in order, each once."""
+    out: list[Any] = []
+    for value in (*_listed(old), *_listed(new)):
+        if value not in out:
+            out.append(value)
+    return out
+
+
+def _listed(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def make_backend(spec: str, args: Mapping[str, Any]) -> Backend:
@@ -55,9 +75,10 @@ def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool, help
     parser.add_argument(short, dest=f"{dest}_args", action="append", default=[],
                         metavar="KEY=VALUE",
                         help=f"argument of the --{option} backend (repeatable)")
-    parser.add_argument(base_url, dest=_base_url_dest(dest), metavar="URL",
+    parser.add_argument(base_url, dest=_base_url_dest(dest), metavar="URL", action="append",
                         help=f"OpenAI-compatible server URL of --{option} (sets "
-                             f"{short} base_url=...)")
+                             f"{short} base_url=...; repeat it to spread calls over several "
+                             "servers)")
 
 
 def _base_url_dest(dest: str) -> str:
@@ -68,7 +89,8 @@ def model_args_from(args: argparse.Namespace, option: str = "model") -> dict[str
     """The backend arguments of ``--<option>`` given by its short flag and base-URL flag."""
     dest = option.replace("-", "_")
     model_args = parse_model_args(getattr(args, f"{dest}_args", []) or [])
-    url = getattr(args, _base_url_dest(dest), None)
-    if url:
-        model_args["base_url"] = url
+    urls = getattr(args, _base_url_dest(dest), None)
+    if urls:
+        merged = _merged(model_args.get("base_url", []), urls)
+        model_args["base_url"] = merged[0] if len(merged) == 1 else merged
     return model_args

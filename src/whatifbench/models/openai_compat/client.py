@@ -17,12 +17,20 @@ import ssl
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 
 from whatifbench.errors import WhatifError
-from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor, sanitize_url
+from whatifbench.models.openai_compat.balancer import (
+    FAILED,
+    NEUTRAL,
+    OK,
+    Balancer,
+    Lease,
+    open_server,
+)
+from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor
 from whatifbench.models.openai_compat.payloads import MalformedReply
 
 RETRY_STATUS = frozenset({408, 409, 429})
@@ -72,33 +80,12 @@ class RetryingClient:
         self.options = options
         self.redact = redact
         self.rng = random.Random()
-        parts = urlsplit(options.base_url)
-        auth = None
-        if parts.username or parts.password:
-            auth = httpx.BasicAuth(parts.username or "", parts.password or "")
-        netloc = parts.hostname or ""
-        if parts.port:
-            netloc = f"{netloc}:{parts.port}"
-        self.base_url = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-        self.params = parts.query
-        self.public_url = sanitize_url(options.base_url)
         headers = {"Authorization": f"Bearer {options.api_key}"} if options.api_key else {}
         timeout = httpx.Timeout(options.timeout, connect=min(options.timeout, 30.0))
-        # One single-connection client per slot: httpcore scans every connection of a pool on
-        # each request, which costs more CPU than the request itself at 16+ connections.
-        verify = ssl_context(parts.scheme == "https")
-        self.clients = [httpx.AsyncClient(headers=headers, auth=auth, timeout=timeout,
-                                          verify=verify,
-                                          limits=httpx.Limits(max_connections=1,
-                                                              max_keepalive_connections=1))
-                        for _ in range(options.max_connections)]
-        self.idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
-        for client in self.clients:
-            self.idle.put_nowait(client)
-
-    def _url(self, path: str) -> str:
-        url = self.base_url + path
-        return f"{url}?{self.params}" if self.params else url
+        verify = ssl_context(any(urlsplit(url).scheme == "https" for url in options.base_urls))
+        self.balancer = Balancer(
+            [open_server(url, headers, timeout, verify, options.max_connections)
+             for url in options.base_urls], options.backoff, options.backoff_max)
 
     def _delay(self, attempt: int, asked: float | None) -> float:
         if asked is not None:
@@ -118,40 +105,51 @@ class RetryingClient:
         problem = "no attempt was made"
         for attempt in range(attempts):
             asked: float | None = None
+            lease = await self.balancer.acquire()
+            outcome = FAILED
             try:
-                client = await self.idle.get()
-                try:
-                    response = await client.post(self._url(path), json=body)
-                    raw = await response.aread()
-                finally:
-                    self.idle.put_nowait(client)
+                response = await lease.client.post(lease.server.url(path), json=body)
+                raw = await response.aread()
             except httpx.TimeoutException:
                 problem = f"no response within {self.options.timeout:g} s"
             except httpx.TransportError as exc:
                 problem = f"connection error ({type(exc).__name__})"
+            except BaseException:
+                self.balancer.release(lease, NEUTRAL)  # cancelled: not the server's fault
+                raise
             else:
                 status = response.status_code
                 if status == 200:
                     try:
-                        return parse(json.loads(raw)), attempt + 1
+                        value = parse(json.loads(raw))
+                        outcome = OK
                     except (ValueError, UnicodeDecodeError):
                         problem = "the server sent a reply that is not JSON"
                     except MalformedReply as exc:
                         problem = f"malformed reply: {exc}"
                 else:
                     detail = self.redact(raw.decode("utf-8", "replace"))[:300].strip()
-                    self._check_fatal(status, detail)
                     problem = f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
-                    if status not in RETRY_STATUS and status < 500:
-                        raise CallFailed(self.redact(problem))
                     asked = retry_after(response.headers)
-            if attempt + 1 < attempts:
+                    if status not in RETRY_STATUS and status < 500:
+                        outcome = NEUTRAL
+                        self.balancer.release(lease, outcome)
+                        self._check_fatal(status, detail, lease.server.public)
+                        raise CallFailed(self.redact(self._at(problem, lease)))
+            self.balancer.release(lease, outcome, asked)
+            if outcome == OK:
+                return value, attempt + 1
+            problem = self._at(problem, lease)
+            if attempt + 1 < attempts and not self.balancer.elsewhere():
                 await asyncio.sleep(self._delay(attempt, asked))
         raise CallFailed(self.redact(f"{problem} (after {attempts} attempt"
                                      f"{'s' if attempts != 1 else ''})"))
 
-    def _check_fatal(self, status: int, detail: str) -> None:
-        where = self.public_url
+    def _at(self, problem: str, lease: Lease) -> str:
+        """Name the server in a problem when there are several."""
+        return f"{problem} [{lease.server.public}]" if self.balancer.several else problem
+
+    def _check_fatal(self, status: int, detail: str, where: str) -> None:
         if status in (401, 403):
             raise WhatifError(
                 f"The server at {where} refused the request (HTTP {status}: {detail[:200]}). "
@@ -166,5 +164,4 @@ class RetryingClient:
 
     async def aclose(self) -> None:
         """Close the connections."""
-        for client in self.clients:
-            await client.aclose()
+        await self.balancer.aclose()
