@@ -110,6 +110,10 @@ def test_cli_spreads_a_run_and_records_the_servers(fake_openai: Any, tmp_path: P
     assert main([*base, "-M", f"base_url={servers[0].url}", "-M", f"base_url={servers[1].url}",
                  "--out", str(tmp_path / "again")]) == 0
     assert "20 from the store, 0 computed" in capsys.readouterr().err
+    third = fake_openai({})  # a fleet is one model: another set of servers resumes it
+    assert main([*base, "--base-url", third.url, "--base-url", servers[0].url,
+                 "--out", str(tmp_path / "more")]) == 0
+    assert "20 from the store, 0 computed" in capsys.readouterr().err and not third.requests()
 
 
 def test_base_url_arguments() -> None:

@@ -59,6 +59,8 @@ class OpenAIImagesBackend(ImageBackend):
         self.params = {k: args.get(k, default) for k, default in IMAGE_ARGS.items()}
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})
         self.model = spec.split(":", 1)[1]
+        if len(self.options.base_urls) > 1:  # a fleet serves one model: any subset answers
+            self.execution_args = self.execution_args | {"base_url"}
         self.redact = Redactor(self.options.secrets())
 
     def describe(self) -> dict[str, Any]:

@@ -48,6 +48,8 @@ class OpenAIBackend(Backend):
         self.options = OpenAIOptions.from_args(spec, args)
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})
         self.model = spec.split(":", 1)[1]
+        if len(self.options.base_urls) > 1:  # a fleet serves one model: any subset answers
+            self.execution_args = self.execution_args | {"base_url"}
         self.redact = Redactor(self.options.secrets())
 
     def describe(self) -> dict[str, Any]:

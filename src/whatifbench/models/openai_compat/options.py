@@ -26,7 +26,9 @@ class OpenAIOptions:
     first one when several are given."""
     base_urls: tuple[str, ...] = (DEFAULT_BASE_URL,)
     """Every server (``--base-url`` or ``-M base_url=`` repeated): calls are spread over them
-    by least outstanding requests, and a failing one is backed off."""
+    by least outstanding requests, and a failing one is backed off. Several servers are taken
+    to serve the same model: they are recorded in the run spec but left out of cache keys, so
+    a run resumes on any subset of them; a single server's URL is part of the key."""
     api_key: str | None = field(default=None, repr=False)
     """Bearer key (``-M api_key=`` or ``$OPENAI_API_KEY``); never recorded anywhere."""
     max_connections: int = 16
