@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ray_helpers import outputs, stored, written
 from util import make_choice_dataset
 
-from whatifbench import api
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
@@ -33,6 +33,8 @@ from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
 QUIET = RunOptions(progress=False)
+IGNORE = ("delay",)
+"""Simulated latency: an execution argument that changes no answer, left out of comparisons."""
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 TWO = ExecutorConfig(kind="ray", actors=2)
 
@@ -53,11 +55,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         finally:
             ray.shutdown()
             found.shutdown()
-
-
-def outputs(tmp: Path, runs: list[Any]) -> tuple[str, str]:
-    paths = api.write_outputs(tmp, runs)
-    return paths["results.json"].read_text(), paths["samples.jsonl"].read_text()
 
 
 def test_two_nodes_give_the_local_results(cluster: Any, tmp_path: Path) -> None:
@@ -95,42 +92,27 @@ def test_killed_driver_resumes_from_the_store(cluster: Any, tmp_path: Path) -> N
     home = tmp_path / "home"
     proc = _cli([*args, *ray_args], home)
     deadline = time.monotonic() + 180
-    while _stored(home) < 8:
+    while stored(home / "store.sqlite") < 8:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the run stored nothing in 180 s"
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
-    done = _stored(home)
+    done = stored(home / "store.sqlite")
     assert 8 <= done < 60 and not (tmp_path / "out" / "results.json").exists()
 
     resumed = _cli([*args, *ray_args], home)
     _, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err
     assert f"{done} from the store, {60 - done} computed, 0 errors" in err
-    clean_home = tmp_path / "clean"
-    assert main([*args[:-1], str(tmp_path / "local"), "--store",
-                 str(clean_home / "s.sqlite")]) == 0
-    for name in ("results.json", "samples.jsonl"):
-        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    local = ["run", "--suite", str(ds), "--model", "builtin:random", "--no-progress",
+             "--out", str(tmp_path / "local"), "--store", str(tmp_path / "local.sqlite")]
+    assert main(local) == 0  # no simulated latency: the same answers
+    assert written(tmp_path / "out", IGNORE) == written(tmp_path / "local", IGNORE)
     deadline = time.monotonic() + 60  # the killed driver's actors were ended with its job
     while ray.available_resources().get("CPU", 0) < 2:
         assert time.monotonic() < deadline, ray.available_resources()
         time.sleep(0.2)
-
-
-def _stored(home: Path) -> int:
-    path = home / "store.sqlite"
-    if not path.exists():
-        return 0
-    try:
-        store = RunStore(path)
-    except Exception:  # noqa: BLE001  (being created by the other process)
-        return 0
-    try:
-        return store.count()
-    finally:
-        store.close()
 
 
 def test_generate_across_nodes_is_byte_identical(cluster: Any, tmp_path: Path) -> None:
@@ -147,22 +129,20 @@ def test_generate_across_nodes_is_byte_identical(cluster: Any, tmp_path: Path) -
 def test_node_lost_mid_run(cluster: Any, tmp_path: Path) -> None:
     """Runs last: the worker node is removed while its actor answers; a new node joins after."""
     ds = load_dataset(make_choice_dataset(tmp_path / "ds", n_pairs=30))
-    expected = evaluate(ds, make_backend("builtin:random", {"delay": 0.05}), Protocol(),
+    expected = evaluate(ds, make_backend("builtin:random", {}), Protocol(),
                         RunStore(tmp_path / "l.sqlite"), QUIET)
     worker = next(n for n in cluster.worker_nodes)
     removed: list[bool] = []
 
     def remove() -> None:
-        peek = RunStore(tmp_path / "r.sqlite")
         deadline = time.monotonic() + 120
-        while peek.count() < 10 and time.monotonic() < deadline:
+        while stored(tmp_path / "r.sqlite") < 10 and time.monotonic() < deadline:
             time.sleep(0.02)
-        peek.close()
         cluster.remove_node(worker, allow_graceful=False)
         removed.append(True)
 
     with open_executor(TWO) as executor:
-        backend = executor.make_backend("builtin:random", {"delay": 0.05})
+        backend = executor.make_backend("builtin:random", {"delay": 0.1})
         assert isinstance(backend, RayBackend)
         try:
             assert len({slot.node for slot in backend.pool.slots}) == 2
@@ -174,5 +154,5 @@ def test_node_lost_mid_run(cluster: Any, tmp_path: Path) -> None:
         finally:
             backend.close()
     assert got.execution.errors == 0 and got.execution.computed == 60
-    assert outputs(tmp_path / "a", [expected]) == outputs(tmp_path / "b", [got])
+    assert outputs(tmp_path / "a", [expected], IGNORE) == outputs(tmp_path / "b", [got], IGNORE)
     cluster.add_node(num_cpus=1)
