@@ -49,13 +49,13 @@ def test_load_is_shared_by_least_outstanding_requests(fake_openai: Any) -> None:
     assert _max_in_flight(slow.requests(), 0.25) <= 2  # max_connections per server
 
 
-def test_equal_servers_share_evenly_and_double_throughput(fake_openai: Any) -> None:
+def test_equal_servers_share_evenly(fake_openai: Any) -> None:
+    """(Their throughput is measured by bench/bench_openai_servers.py.)"""
     one, two = fake_openai({"latency": 0.1}), fake_openai({"latency": 0.1})
-    got, both = _answer_all([one.url, two.url], 40, max_connections=4)
+    got, _ = _answer_all([one.url, two.url], 40, max_connections=4)
     assert all(r.error is None for r in got.values())
     assert 15 <= len(one.requests()) <= 25 and len(one.requests()) + len(two.requests()) == 40
-    _, alone = _answer_all([one.url], 40, max_connections=4)
-    assert alone > 1.5 * both  # 10 rounds of 100 ms versus 5
+    assert max(_max_in_flight(s.requests(), 0.1) for s in (one, two)) <= 4
 
 
 @pytest.mark.parametrize("fault", ["500", "refused"])
@@ -70,14 +70,16 @@ def test_a_failing_server_is_backed_off_while_the_other_answers(fake_openai: Any
     else:
         bad = fake_openai({"latency": 0.02, "cycle": [fault]})
         bad_url = bad.url
-    got, seconds = _answer_all([bad_url, good.url], 50, max_connections=2, max_retries=3)
+    # a call that waited out its own backoff would wait at least 30 s
+    got, seconds = _answer_all([bad_url, good.url], 50, max_connections=2, max_retries=3,
+                               backoff=60, backoff_max=60)
     assert len(got) == 50 and all(r.error is None for r in got.values())
     assert len(good.requests()) == 50
     assert all(r.meta["attempts"] <= 2 for r in got.values())
     if bad is not None:
-        # after its first failures the bad server rests (0.5 s, then 1 s ...): few calls
-        assert 1 <= len(bad.requests()) <= 6, len(bad.requests())
-    assert seconds < 5  # no call waited out its own backoff while the other server was fine
+        # after its first failures the bad server rests (30 s or more): few calls
+        assert 1 <= len(bad.requests()) <= 4, len(bad.requests())
+    assert seconds < 25  # no call waited out its backoff while the other server was fine
 
 
 def test_every_server_failing_is_an_item_error_naming_the_server(fake_openai: Any) -> None:

@@ -67,6 +67,7 @@ def test_two_nodes_give_the_local_results(cluster: Any, tmp_path: Path) -> None:
         backend = executor.make_backend("builtin:scene-reader", {})
         assert isinstance(backend, RayBackend)
         try:
+            ray.get([slot.handle.identity.remote() for slot in backend.pool.slots])  # both up
             remote = evaluate(ds, backend, Protocol(), RunStore(tmp_path / "r.sqlite"), QUIET)
             nodes = {slot.node for slot in backend.pool.slots}
             shipped = backend.pool.shipped

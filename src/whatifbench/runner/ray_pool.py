@@ -233,6 +233,11 @@ class ActorPool:
         """Yield ``(index, response)`` for every request, batch by batch as they finish."""
         if not requests:
             return
+        if self.joining:  # actors that came up since the last call work from the start
+            ready, _ = self.ray.wait(list(self.joining), num_returns=len(self.joining),
+                                     timeout=0)
+            for ref in ready:
+                self._joined(ref)
         queue = deque(Job(ix) for ix in plan_batches(requests, max(1, len(self.slots))))
         waiting: dict[Any, tuple[Slot, Job]] = {}
         remaining = len(queue)
