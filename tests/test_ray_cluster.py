@@ -89,7 +89,7 @@ def test_killed_driver_resumes_from_the_store(cluster: Any, tmp_path: Path) -> N
     ds = make_choice_dataset(tmp_path / "ds", n_pairs=30)
     args = ["run", "--suite", str(ds), "--model", "builtin:random", "-M", "delay=0.1",
             "--no-progress", "--out", str(tmp_path / "out")]
-    ray_args = ["--executor", "ray", "--ray-address", cluster.address]
+    ray_args = ["--executor", "ray", "--ray-address", cluster.address, "--ray-actors", "1"]
     home = tmp_path / "home"
     proc = _cli([*args, *ray_args], home)
     deadline = time.monotonic() + 180
