@@ -11,6 +11,7 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -111,4 +112,20 @@ def _sample_html(s: Sample, thumb: str) -> str:
     if s.flag:
         fields.append(("flag", s.flag))
     body = "".join(f"<pre><b>{html.escape(k)}:</b> {html.escape(v)}</pre>" for k, v in fields)
+    if s.trace:
+        body += _trace_html(s.trace)
     return f"<div class='sample {cls}'>{thumb}<div>{body}</div></div>"
+
+
+def _trace_html(trace: dict[str, Any]) -> str:
+    """A program backend's program, tool calls, value and failure (all escaped)."""
+    calls = trace.get("calls") or []
+    lines = [json.dumps(c, ensure_ascii=False)[:400] for c in calls[:50]]
+    parts = [("program", str(trace.get("program") or "")),
+             (f"tool calls ({len(calls)})", "\n".join(lines)),
+             ("value", json.dumps(trace.get("value"), ensure_ascii=False)[:400])]
+    failure = trace.get("failure")
+    if isinstance(failure, dict):
+        parts.append(("failure", f"{failure.get('kind')}: {failure.get('reason')}"))
+    body = "".join(f"<pre><b>{html.escape(k)}:</b> {html.escape(v)}</pre>" for k, v in parts)
+    return f"<details><summary>program trace</summary>{body}</details>"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from whatifbench.core.fsutil import dumps, ensure_dir, write_text_atomic
 from whatifbench.report.html import render_html
+from whatifbench.report.programs import program_failure_table
 from whatifbench.report.table import Table
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult
@@ -21,6 +22,7 @@ def tables_for(runs: Sequence[RunResult]) -> list[Table]:
     tables: list[Table] = []
     for (suite, _dataset), group in by_key.items():
         tables += get_suite(suite).tables(group)
+        tables += program_failure_table(group)
     return tables
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from whatifbench.report.programs import by_code_llm
 from whatifbench.report.table import Table, fmt, fmt_drop
 from whatifbench.runner.results import RunResult
 
@@ -42,3 +44,15 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                 "95% bootstrap intervals and McNemar p-values are in results.json.")
         notes = (note,)
     return Table(title, tuple(columns), tuple(rows), tuple(spans), notes)
+
+
+def code_llm_tables(runs: Sequence[RunResult], title: str, groups: Sequence[str],
+                    labels: dict[str, str] | None = None) -> list[Table]:
+    """C-VQA Table 6 layout: the runs of each program backend (ViperGPT, VisProg), one row per
+    code LLM (tools, prompts and questions fixed), columns as ``paired_table``."""
+    out = []
+    for name, relabelled in by_code_llm(runs):
+        table = paired_table(relabelled, f"{title}: {name} with different code LLMs "
+                             "(Table 6 layout)", groups, labels)
+        out.append(replace(table, columns=("code LLM", *table.columns[1:])))
+    return out
