@@ -3,6 +3,7 @@ samples as the local executor, an actor killed mid-run, generators byte for byte
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -181,3 +182,25 @@ def test_generate_on_ray_is_byte_identical(local_ray: Any, tmp_path: Path, name:
     assert main(["generate", name, *size, "--seed", "2", "--out", str(remote),
                  "--executor", "ray", "--ray-tasks", "3"]) == 0
     assert files(local) == files(remote)
+
+
+def test_program_backend_runs_in_an_actor(local_ray: Any, synthetic: Path, tmp_path: Path,
+                                          fake_openai: Any) -> None:
+    """A ViperGPT-style backend (code LLM on a server, programs in a sandbox process inside
+    the actor) answers as locally; only the trace's wall-clock seconds differ."""
+    from program_util import oracle_program, program_rules
+
+    server = fake_openai({"rules": program_rules(list(load_dataset(synthetic).items),
+                                                 oracle_program)})
+    base = ["run", "--suite", str(synthetic), "--model", "viper:openai:coder", "-M",
+            "detector=oracle", "--base-url", server.url, "--no-progress"]
+    assert main([*base, "--out", str(tmp_path / "local")]) == 0
+    assert main([*base, "--out", str(tmp_path / "ray"), "--store", str(tmp_path / "r.sqlite"),
+                 "--executor", "ray", "--ray-actors", "1"]) == 0
+    runs = [[json.loads(line) for line in (tmp_path / name / "samples.jsonl").open()]
+            for name in ("local", "ray")]
+    for sample in (s for run in runs for s in run):
+        sample["trace"].pop("seconds")
+    assert runs[0] == runs[1] and len(runs[0]) == 36
+    assert (tmp_path / "local" / "results.json").read_text() == \
+        (tmp_path / "ray" / "results.json").read_text()
