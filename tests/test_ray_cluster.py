@@ -79,6 +79,24 @@ def test_two_nodes_give_the_local_results(cluster: Any, tmp_path: Path) -> None:
     assert outputs(tmp_path / "a", [local]) == outputs(tmp_path / "b", [remote])
 
 
+def test_tiny_hf_model_on_two_nodes(cluster: Any, tiny_llava: Path, tmp_path: Path) -> None:
+    ds = load_dataset(make_choice_dataset(tmp_path / "ds", n_pairs=3))
+    spec, args, protocol = f"hf:{tiny_llava}", {"batch_size": 2}, Protocol(max_new_tokens=4)
+    local = evaluate(ds, make_backend(spec, args), protocol, RunStore(tmp_path / "l.sqlite"),
+                     QUIET)
+    with open_executor(TWO) as executor:
+        backend = executor.make_backend(spec, args)
+        assert isinstance(backend, RayBackend)
+        try:
+            ray.get([slot.handle.identity.remote() for slot in backend.pool.slots])
+            remote = evaluate(ds, backend, protocol, RunStore(tmp_path / "r.sqlite"), QUIET)
+            assert len({slot.node for slot in backend.pool.slots}) == 2
+            assert backend.pool.shipped > 0  # the other node read the images from bytes
+        finally:
+            backend.close()
+    assert outputs(tmp_path / "a", [local]) == outputs(tmp_path / "b", [remote])
+
+
 def _cli(args: list[str], home: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "WHATIF_HOME": str(home), "PYTHONPATH": SRC}
     return subprocess.Popen([sys.executable, "-m", "whatifbench", *args], env=env, text=True,

@@ -38,10 +38,12 @@ IGNORE = ("delay",)
 
 @pytest.fixture(scope="module")
 def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One local Ray for the module (actors get their own ``$WHATIF_HOME``)."""
+    """One local Ray for the module (actors get their own ``$WHATIF_HOME``). It declares one
+    GPU that does not exist, to show what hf: actors reserve on a GPU cluster (torch finds no
+    CUDA in the actor and runs on the CPU)."""
     home = tmp_path_factory.mktemp("ray_home")
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
-             runtime_env={"env_vars": {"WHATIF_HOME": str(home)}})
+    ray.init(address="local", num_cpus=2, num_gpus=1, include_dashboard=False,
+             logging_level=logging.WARNING, runtime_env={"env_vars": {"WHATIF_HOME": str(home)}})
     yield ray
     ray.shutdown()
 
@@ -69,6 +71,7 @@ def test_builtin_models_give_the_local_results(local_ray: Any, synthetic: Path,
         with open_executor(ExecutorConfig(kind="ray", actors=actors)) as executor:
             backend = executor.make_backend(spec, args)
             try:
+                assert backend.pool.needs_text == "cpu=1"  # no GPU for programs
                 remote = [evaluate(ds, backend, p, store, QUIET) for p in protocols]
                 again = [evaluate(ds, backend, p, store, QUIET) for p in protocols]
             finally:
@@ -101,6 +104,7 @@ def test_tiny_hf_model_gives_the_local_results(local_ray: Any, tiny_llava: Path,
         backend = executor.make_backend(spec, args)
         assert isinstance(backend, RayBackend)
         try:
+            assert backend.pool.needs_text == "cpu=1,gpu=1"  # a GPU per hf: actor
             remote = [evaluate(load_dataset(ds), backend, Protocol(max_new_tokens=4),
                                RunStore(tmp_path / "r.sqlite"), QUIET)]
             ranked = evaluate(load_dataset(ds), backend, Protocol(answer_mode="rank"),
@@ -158,9 +162,9 @@ def test_user_mistakes_come_back_as_one_message(local_ray: Any, tmp_path: Path,
                  "--ray-actors", "1"]) == 2
     err = capsys.readouterr().err
     assert "max_connections must be a whole number >= 1" in err and "Traceback" not in err
-    assert main([*base, "--model", "builtin:random", "--ray-actor-resources", "gpu=1"]) == 2
+    assert main([*base, "--model", "builtin:random", "--ray-actor-resources", "gpu=2"]) == 2
     err = capsys.readouterr().err
-    assert "No node of the Ray cluster has" in err and "gpu=1" in err
+    assert "No node of the Ray cluster has" in err and "gpu=2" in err and "GPU=1" in err
     assert not (tmp_path / "out" / "results.json").exists()
     with pytest.raises(WhatifError, match="Unknown backend"):
         with open_executor(RAY) as executor:
@@ -204,3 +208,17 @@ def test_program_backend_runs_in_an_actor(local_ray: Any, synthetic: Path, tmp_p
     assert runs[0] == runs[1] and len(runs[0]) == 36
     assert (tmp_path / "local" / "results.json").read_text() == \
         (tmp_path / "ray" / "results.json").read_text()
+
+
+def test_failed_items_are_recorded_and_retried_next_run(local_ray: Any, tmp_path: Path,
+                                                        fake_openai: Any,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    server = fake_openai({"schedule": {"3": "400"}})  # a 400 fails its item at once
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=4)
+    base = ["run", "--suite", str(ds), "--model", "openai:fake-vlm", "--base-url", server.url,
+            "--no-progress", "--executor", "ray", "--ray-actors", "1"]
+    assert main([*base, "--out", str(tmp_path / "a")]) in (0, 3)
+    assert "0 from the store, 8 computed, 1 errors" in capsys.readouterr().err
+    assert main([*base, "--out", str(tmp_path / "b")]) == 0
+    assert "7 from the store, 1 computed, 0 errors" in capsys.readouterr().err

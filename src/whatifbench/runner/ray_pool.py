@@ -343,6 +343,8 @@ def _short(exc: BaseException) -> str:
 
 
 def _node_text(node: dict[str, float]) -> str:
+    """A node's resources as ``--ray-actor-resources`` would name them."""
     shown = {k: v for k, v in node.items()
-             if not k.startswith("node:") and k not in ("object_store_memory",)}
-    return ", ".join(f"{k}={v:g}" for k, v in sorted(shown.items()))
+             if not k.startswith("node:") and k != "object_store_memory"}
+    return ", ".join(f"{k}={v / 2**30:.1f}G" if k == "memory" else f"{k}={v:g}"
+                     for k, v in sorted(shown.items()))
