@@ -162,6 +162,10 @@ def test_user_mistakes_come_back_as_one_message(local_ray: Any, tmp_path: Path,
                  "--ray-actors", "1"]) == 2
     err = capsys.readouterr().err
     assert "max_connections must be a whole number >= 1" in err and "Traceback" not in err
+    deadline = time.monotonic() + 60  # the refusing actor was ended: its CPU is free again
+    while ray.available_resources().get("CPU", 0) < 2:
+        assert time.monotonic() < deadline, ray.available_resources()
+        time.sleep(0.1)
     assert main([*base, "--model", "builtin:random", "--ray-actor-resources", "gpu=2"]) == 2
     err = capsys.readouterr().err
     assert "No node of the Ray cluster has" in err and "gpu=2" in err and "GPU=1" in err

@@ -9,6 +9,7 @@ backend's identity (asked from an actor, so cache keys are those of a local run)
 from __future__ import annotations
 
 import copy
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
@@ -109,11 +110,7 @@ class RayExecutor:
         session = self._connect()
         pool = ActorPool(session, spec, dict(args), self.config.actors, self.config.resources,
                          bool(getattr(cls, "uses_gpu", False)), self.log)
-        try:
-            return RayBackend(spec, args, pool)
-        except BaseException:
-            pool.close()
-            raise
+        return RayBackend(spec, args, pool)
 
     def map(self, fn: Callable[[J], R], jobs: Sequence[J],
             setup: Callable[[], None] | None = None) -> Iterator[R]:
@@ -127,16 +124,17 @@ class RayExecutor:
         self.log(f"Ray: {len(jobs)} jobs, at most {window} tasks in flight.")
         pending: deque[Any] = deque()
         upcoming = iter(jobs)
-        try:
-            for job in upcoming:
+
+        def submit() -> None:
+            for job in itertools.islice(upcoming, 1):
                 pending.append(task.remote(fn, job, setup))
-                if len(pending) >= window:
-                    break
+
+        try:
+            for _ in range(window):
+                submit()
             while pending:
                 result: R = ray.get(pending.popleft())
-                for job in upcoming:
-                    pending.append(task.remote(fn, job, setup))
-                    break
+                submit()
                 yield result
         finally:
             for ref in pending:

@@ -155,7 +155,11 @@ class ActorPool:
         """Batches dispatched again because their actor died."""
         self.shipped = 0
         """Image bytes sent to actors on other nodes."""
-        self._first()
+        try:
+            self._first()
+        except BaseException:  # a refusal, a disagreement, Ctrl-C: end the actors first
+            self.close()
+            raise
         self.log(f"Ray: {count} actor{'s' if count != 1 else ''} of {spec} "
                  f"({self.needs_text} each).")
 
@@ -324,10 +328,11 @@ class ActorPool:
         return message
 
     def close(self) -> None:
-        """Release the backends and end the actors."""
-        closing = [s.handle.close.remote() for s in self.slots if s.alive]
+        """Release the backends and end the actors (they free their resources). Idle actors
+        close their backend first; busy ones (the run was interrupted) are ended at once."""
+        closing = [s.handle.close.remote() for s in self.slots if s.alive and not s.busy]
         if closing:
-            self.ray.wait(closing, num_returns=len(closing), timeout=30)
+            self.ray.wait(closing, num_returns=len(closing), timeout=10)
         for slot in self.slots:
             self.ray.kill(slot.handle, no_restart=True)
 

@@ -119,7 +119,10 @@ class BackendWorker:
         lacking: list[str] = []
         for request in batch.requests:
             for name in request.images:
-                if name in rename or os.path.isabs(name):
+                if name in rename:
+                    continue
+                if os.path.isabs(name):  # on the driver's node: its own path
+                    rename[name] = name
                     continue
                 if not CONTENT_NAME.fullmatch(name):
                     raise ValueError(f"not a content name: {name!r}")
