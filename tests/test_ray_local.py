@@ -23,6 +23,7 @@ from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
+from whatifbench.models.base import Part, Request, Turn
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.executor import ExecutorConfig, open_executor
@@ -148,8 +149,16 @@ def test_actor_killed_mid_run_loses_nothing(local_ray: Any, tmp_path: Path) -> N
             watcher.join(timeout=10)
             assert killed and backend.pool.redispatched >= 1
             assert got.execution.errors == 0 and got.execution.computed == 80
+            # a run stopped early (Ctrl-C) leaves no actor counted busy; closing does not wait
+            stream = backend.generate([Request(i.id, (Turn("user", (Part(text="?"),)),),
+                                               item=i) for i in ds.items])
+            next(stream)
+            stream.close()
+            assert backend.pool.interrupted and all(s.busy == 0 for s in backend.pool.slots)
+            start = time.monotonic()
         finally:
             backend.close()
+    assert time.monotonic() - start < 5
     assert outputs(tmp_path / "a", [expected], IGNORE) == outputs(tmp_path / "b", [got], IGNORE)
 
 

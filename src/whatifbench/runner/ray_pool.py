@@ -155,6 +155,8 @@ class ActorPool:
         """Batches dispatched again because their actor died."""
         self.shipped = 0
         """Image bytes sent to actors on other nodes."""
+        self.interrupted = False
+        """A run stopped before all its batches came back."""
         try:
             self._first()
         except BaseException:  # a refusal, a disagreement, Ctrl-C: end the actors first
@@ -246,27 +248,34 @@ class ActorPool:
         waiting: dict[Any, tuple[Slot, Job]] = {}
         remaining = len(queue)
         idle_since = time.monotonic()
-        while remaining:
-            self._dispatch(queue, waiting, mode, requests, prepared)
-            refs = [*waiting, *self.joining]
-            if not refs:
-                raise WhatifError(f"Every Ray actor of {self.spec} died; see the messages above.")
-            ready, _ = self.ray.wait(refs, num_returns=1, timeout=NOTICE_SECONDS)
-            if not ready:
-                if not any(s.alive for s in self.slots):
-                    self._stalled(time.monotonic() - idle_since, "been able to work")
-                continue
-            idle_since = time.monotonic()
-            for ref in ready:
-                if ref in self.joining:
-                    self._joined(ref)
+        try:
+            while remaining:
+                self._dispatch(queue, waiting, mode, requests, prepared)
+                refs = [*waiting, *self.joining]
+                if not refs:
+                    raise WhatifError(f"Every Ray actor of {self.spec} died; see the messages "
+                                      "above.")
+                ready, _ = self.ray.wait(refs, num_returns=1, timeout=NOTICE_SECONDS)
+                if not ready:
+                    if not any(s.alive for s in self.slots):
+                        self._stalled(time.monotonic() - idle_since, "been able to work")
                     continue
-                slot, job = waiting.pop(ref)
-                slot.busy -= 1
-                answered = self._collect(ref, slot, job, queue)
-                if answered is not None:
-                    remaining -= 1
-                    yield from answered
+                idle_since = time.monotonic()
+                for ref in ready:
+                    if ref in self.joining:
+                        self._joined(ref)
+                        continue
+                    slot, job = waiting.pop(ref)
+                    slot.busy -= 1
+                    answered = self._collect(ref, slot, job, queue)
+                    if answered is not None:
+                        remaining -= 1
+                        yield from answered
+        finally:
+            if waiting:  # stopped early (an error, Ctrl-C): those batches are abandoned
+                self.interrupted = True
+                for slot, _job in waiting.values():
+                    slot.busy -= 1
 
     def _collect(self, ref: Any, slot: Slot, job: Job,
                  queue: deque[Job]) -> list[tuple[int, Response]] | None:
@@ -328,9 +337,10 @@ class ActorPool:
         return message
 
     def close(self) -> None:
-        """Release the backends and end the actors (they free their resources). Idle actors
-        close their backend first; busy ones (the run was interrupted) are ended at once."""
-        closing = [s.handle.close.remote() for s in self.slots if s.alive and not s.busy]
+        """Release the backends and end the actors (they free their resources). After a run
+        that stopped early the actors are ended at once, without waiting for their batches."""
+        closing = [] if self.interrupted else [s.handle.close.remote() for s in self.slots
+                                               if s.alive]
         if closing:
             self.ray.wait(closing, num_returns=len(closing), timeout=10)
         for slot in self.slots:
