@@ -18,11 +18,13 @@ from whatifbench.models.base import Backend
 from whatifbench.report.render import tables_for, write_outputs
 from whatifbench.runner.backends import check_shared_args, make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.executor import Executor, ExecutorConfig, open_executor
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
 
 __all__ = [
     "DEFAULT_MODELS",
+    "ExecutorConfig",
     "Protocol",
     "RunOptions",
     "RunStore",
@@ -30,6 +32,7 @@ __all__ = [
     "default_suite",
     "evaluate",
     "load_dataset",
+    "open_executor",
     "run_all",
     "tables_for",
     "write_outputs",
@@ -72,14 +75,16 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             model_args: Mapping[str, Any] | None = None, protocol: Protocol | None = None,
             options: RunOptions | None = None, store: RunStore | None = None,
             on_result: Callable[[RunResult], None] | None = None, *, defaults: bool = False,
-            on_skip: Callable[[str], None] | None = None) -> list[RunResult]:
+            on_skip: Callable[[str], None] | None = None,
+            executor: Executor | None = None) -> list[RunResult]:
     """Evaluate every dataset with every model.
 
-    Before any model loads or is called: the datasets are validated; every backend is created,
-    which checks its ``-M`` arguments and credentials; and every model is checked to apply to
-    every dataset (``Backend.inapplicable``: an inapplicable pairing is refused with the reason,
-    or, with ``defaults`` — the models were not chosen by the user — left out and reported to
-    ``on_skip``).
+    Before any model is called: the datasets are validated; every backend is created, which
+    checks its ``-M`` arguments and credentials; and every model is checked to apply to every
+    dataset (``Backend.inapplicable``: an inapplicable pairing is refused with the reason, or,
+    with ``defaults`` — the models were not chosen by the user — left out and reported to
+    ``on_skip``). ``executor`` decides where requests are answered (default: in this process;
+    see ``runner.executor.open_executor`` for Ray); the run store is written here either way.
     """
     loaded = [d if isinstance(d, Dataset) else load_dataset(d, verify=True) for d in datasets]
     protocol = (protocol or Protocol()).validate()
@@ -92,7 +97,8 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     own_store = store is None
     results: list[RunResult] = []
     try:
-        backends += [make_backend(spec, args, shared=shared) for spec in models]
+        backends += [executor.make_backend(spec, args, shared=shared) if executor is not None
+                     else make_backend(spec, args, shared=shared) for spec in models]
         plan = applicable(loaded, backends, defaults, on_skip)
         store = store or RunStore()
         for backend, chosen in plan:

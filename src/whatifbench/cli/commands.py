@@ -18,6 +18,7 @@ from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
+from whatifbench.runner.executor import add_executor_arguments, executor_config
 from whatifbench.runner.results import RunResult, default_run_folder, load_runs
 from whatifbench.runner.store import RunStore
 
@@ -49,7 +50,9 @@ def add_run(sub: Any) -> None:
                    help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable)")
     p.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
                    help="backend argument (repeatable), e.g. -M batch_size=8")
-    p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
+    p.add_argument("--base-url", action="append", metavar="URL",
+                   help="OpenAI-compatible server URL (sets -M base_url=...); repeat it to spread "
+                        "the calls over several servers")
     p.add_argument("--out", metavar="DIR",
                    help="output folder, new or empty (default whatif-out/run-TIME-RANDOM)")
     p.add_argument("--overwrite", action="store_true",
@@ -83,6 +86,7 @@ def add_run(sub: Any) -> None:
                    metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_executor_arguments(p, "run")
     p.set_defaults(func=run_command)
 
 
@@ -100,6 +104,7 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
+    executor = executor_config(args)
     out = Path(args.out) if args.out else default_run_folder()
     check_output(out, [*(args.suite or []), *([args.store] if args.store else [])],
                  args.overwrite, kind="run")  # before any work; creates nothing
@@ -121,8 +126,10 @@ def run_command(args: argparse.Namespace) -> int:
              f"store, {e.computed} computed, {e.errors} errors, {e.seconds:.1f}s")
 
     try:
-        runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log,
-                           defaults=not args.model, on_skip=_err)
+        with api.open_executor(executor, log=_err) as where:
+            runs = api.run_all(suites, models, model_args, protocol, options, store,
+                               on_result=log, defaults=not args.model, on_skip=_err,
+                               executor=where)
     finally:
         store.close()
     if store.damaged:

@@ -176,6 +176,9 @@ class Backend(ABC):
     suites: frozenset[str] | None = None
     """The suites whose items this backend can answer (``None``: every suite); see
     ``inapplicable``."""
+    uses_gpu = False
+    """True for backends that run a network on their own machine (``hf:``): with
+    ``--executor ray`` each actor then reserves a GPU when the cluster has GPUs."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         self.spec = spec

@@ -12,10 +12,14 @@ from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.models.shared_args import own_args, reject_unknown
 
+REPEATABLE = frozenset({"base_url"})
+"""Arguments that may be given several times (``-M base_url=A -M base_url=B``: a list)."""
+
 
 def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
     """``-M key=value`` pairs → dict; values are read as Python literals when they are one
-    (numbers, booleans, None), else kept as strings. Nothing is ever evaluated as code."""
+    (numbers, booleans, None), else kept as strings. Nothing is ever evaluated as code. A
+    ``REPEATABLE`` argument given more than once becomes a list."""
     args: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -29,8 +33,24 @@ def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
             value = raw
         if raw in ("true", "false"):
             value = raw == "true"
-        args[key.strip()] = value
+        key = key.strip()
+        if key in REPEATABLE and key in args:
+            value = _merged(args[key], value)
+        args[key] = value
     return args
+
+
+def _merged(old: Any, new: Any) -> list[Any]:
+    """Values of a repeatable argument, in order, each once."""
+    out: list[Any] = []
+    for value in (*_listed(old), *_listed(new)):
+        if value not in out:
+            out.append(value)
+    return out
+
+
+def _listed(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def backend_class(spec: str) -> type[Backend]:
@@ -44,11 +64,12 @@ def backend_class(spec: str) -> type[Backend]:
     return cls
 
 
-def make_backend(spec: str, args: Mapping[str, Any], *, shared: bool = False) -> Backend:
-    """Instantiate the backend registered for ``spec``. Argument names it does not declare
-    (``Backend.arg_names``) are refused; with ``shared`` (the ``-M`` arguments of a run with
-    several models) it takes only its own, and ``check_shared_args`` checks the rest. A backend
-    that forwards arguments to inner backends gets them all and checks them itself."""
+def backend_args(spec: str, args: Mapping[str, Any], *, shared: bool = False
+                 ) -> tuple[type[Backend], dict[str, Any]]:
+    """The class registered for ``spec`` and the arguments it gets. Argument names it does not
+    declare (``Backend.arg_names``) are refused; with ``shared`` (the ``-M`` arguments of a run
+    with several models) it takes only its own, and ``check_shared_args`` checks the rest. A
+    backend that forwards arguments to inner backends gets them all and checks them itself."""
     cls = backend_class(spec)
     args = dict(args)
     if not cls.forwards_args:
@@ -56,6 +77,12 @@ def make_backend(spec: str, args: Mapping[str, Any], *, shared: bool = False) ->
             args = own_args(cls, args)
         if cls.arg_names is not None:
             reject_unknown(spec, args, cls.arg_names)
+    return cls, args
+
+
+def make_backend(spec: str, args: Mapping[str, Any], *, shared: bool = False) -> Backend:
+    """Instantiate the backend registered for ``spec`` (arguments checked by ``backend_args``)."""
+    cls, args = backend_args(spec, args, shared=shared)
     return cls(spec, args)
 
 
@@ -87,9 +114,10 @@ def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool, help
     parser.add_argument(short, dest=f"{dest}_args", action="append", default=[],
                         metavar="KEY=VALUE",
                         help=f"argument of the --{option} backend (repeatable)")
-    parser.add_argument(base_url, dest=_base_url_dest(dest), metavar="URL",
+    parser.add_argument(base_url, dest=_base_url_dest(dest), metavar="URL", action="append",
                         help=f"OpenAI-compatible server URL of --{option} (sets "
-                             f"{short} base_url=...)")
+                             f"{short} base_url=...; repeat it to spread calls over several "
+                             "servers)")
 
 
 def _base_url_dest(dest: str) -> str:
@@ -100,7 +128,8 @@ def model_args_from(args: argparse.Namespace, option: str = "model") -> dict[str
     """The backend arguments of ``--<option>`` given by its short flag and base-URL flag."""
     dest = option.replace("-", "_")
     model_args = parse_model_args(getattr(args, f"{dest}_args", []) or [])
-    url = getattr(args, _base_url_dest(dest), None)
-    if url:
-        model_args["base_url"] = url
+    urls = getattr(args, _base_url_dest(dest), None)
+    if urls:
+        merged = _merged(model_args.get("base_url", []), urls)
+        model_args["base_url"] = merged[0] if len(merged) == 1 else merged
     return model_args

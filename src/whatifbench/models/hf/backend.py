@@ -37,6 +37,7 @@ class HFBackend(Backend):
 
     name_arg_required = True
     arg_names = frozenset(HFOptions.__dataclass_fields__)
+    uses_gpu = True
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         super().__init__(spec, own_args(type(self), args))
