@@ -63,6 +63,10 @@ class Sample:
     """Graded score of a free-text answer (e.g. a judge's 0–10); ``None`` when not graded."""
     judgement: dict[str, Any] = field(default_factory=dict)
     """How ``score`` was reached: per-part scores, judge replies, failures."""
+    model_input: str | None = None
+    """The exact input text the model received, as its backend recorded it (``hf:`` the chat
+    template applied, image placeholders unexpanded, then the answer prefix; ``openai:`` the
+    messages as JSON with image placeholders instead of base64); ``None`` when not recorded."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of ``samples.jsonl``."""

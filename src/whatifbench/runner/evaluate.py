@@ -191,6 +191,7 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
         response=response.text, scores=list(chosen) if chosen is not None else None,
         prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
+        model_input=response.meta.get("model_input"),
     )
 
 

@@ -32,6 +32,14 @@ class Prompt:
     """Tokens of ``answer_prefix``, appended after the processor's encoding."""
     candidate_lead: str = ""
     """Text put before each candidate in rank mode (a space, or nothing)."""
+    answer_prefix: str = ""
+    """The request's answer prefix (its tokens are ``prefix_ids``)."""
+
+    @property
+    def model_input(self) -> str:
+        """The text the model is given: what the processor receives (chat template applied,
+        image placeholders not yet expanded), then the answer prefix appended as tokens."""
+        return self.text + self.answer_prefix
 
 
 def tail_ids(tokenizer: Any, context: str, tail: str) -> list[int]:
@@ -83,7 +91,7 @@ def build_prompt(loaded: Loaded, request: Request, spec: str,
     if candidate_space is None:
         candidate_space = not request.answer_prefix and not context[-1:].isspace()
     return Prompt(text, context + request.answer_prefix, images, prefix,
-                  " " if candidate_space else "")
+                  " " if candidate_space else "", request.answer_prefix)
 
 
 def load_images(paths: Sequence[str]) -> list[Image.Image]:
