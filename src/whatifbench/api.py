@@ -19,12 +19,15 @@ from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
+from whatifbench.suites.cvqa_synthetic.identity import GENERATOR
+from whatifbench.suites.cvqa_synthetic.identity import VERSION as GENERATOR_VERSION
 
 __all__ = [
     "DEFAULT_MODELS",
     "Protocol",
     "RunOptions",
     "RunStore",
+    "default_dataset",
     "default_suite",
     "evaluate",
     "load_dataset",
@@ -37,26 +40,30 @@ DEFAULT_MODELS = ("builtin:random", "builtin:constant", "builtin:ignore-premise"
                   "builtin:scene-reader")
 """The built-in models evaluated by ``whatif run`` with no arguments."""
 
-DEFAULT_SUITE = ("cvqa-synthetic", {"per_template": 50}, 0)
+DEFAULT_SUITE = (GENERATOR, {"per_template": 50}, 0)
 """(generator, parameters, seed) of the small suite ``whatif run`` uses by default."""
 
 
-def default_suite(log: Callable[[str], None] | None = None) -> Path:
-    """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME``."""
+def default_dataset(log: Callable[[str], None] | None = None) -> Dataset:
+    """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME`` (the
+    generator is imported only to generate it), loaded and validated."""
     name, params, seed = DEFAULT_SUITE
-    generator = lookup("generator", name).obj
     tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
-    folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{generator.version}"
+    folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{GENERATOR_VERSION}"
     if (folder / "items.jsonl").is_file():
         try:
-            load_dataset(folder)
-            return folder
+            return load_dataset(folder)
         except WhatifError:
             pass
     if log:
         log(f"Generating the default suite into {folder} (once) ...")
-    generator.generate(folder, seed=seed, overwrite=True, **params)
-    return folder
+    lookup("generator", name).obj.generate(folder, seed=seed, overwrite=True, **params)
+    return load_dataset(folder)
+
+
+def default_suite(log: Callable[[str], None] | None = None) -> Path:
+    """The folder of the small default suite (see ``default_dataset``)."""
+    return default_dataset(log).root
 
 
 def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],

@@ -1,24 +1,25 @@
-"""Sub-commands of ``whatif``; each parses options and calls the public API."""
+"""Sub-commands of ``whatif``; each parses options and calls the public API.
+
+Building the parser imports nothing heavy: the modules a command needs are imported when it
+runs, and plugins (``whatif generate NAME`` ...) are listed from the registry's manifest.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from whatifbench import api
-from whatifbench.causal.coverage import scene_graph_stats
-from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
-from whatifbench.core.registry import entries, lookup
+from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import WhatifError
-from whatifbench.runner.backends import model_args_from, parse_model_args
-from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.results import RunResult, load_runs
-from whatifbench.runner.store import RunStore
+
+if TYPE_CHECKING:
+    from whatifbench.runner.results import RunResult
 
 
 def _err(msg: str) -> None:
@@ -77,7 +78,14 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
-    suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
+    from whatifbench import api
+    from whatifbench.core.dataset import load_dataset
+    from whatifbench.runner.backends import model_args_from, parse_model_args
+    from whatifbench.runner.evaluate import RunOptions
+    from whatifbench.runner.store import RunStore
+
+    suites = ([load_dataset(s) for s in args.suite] if args.suite
+              else [api.default_dataset(log=_err)])
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
@@ -128,27 +136,34 @@ def check_writable(out: Path) -> None:
 
 
 # -- generate / import / build ---------------------------------------------------------------
-def add_tools(sub: Any, kind: str, verb: str, help_text: str) -> None:
-    """``whatif generate|import|build NAME ...`` from the registry."""
+def add_tools(sub: Any, kind: str, verb: str, help_text: str,
+              chosen: Callable[[str], bool] = lambda name: True) -> None:
+    """``whatif generate|import|build NAME ...`` from the registry; only the tools that
+    ``chosen`` accepts (the one the command line names) are imported to add their options."""
     p = sub.add_parser(verb, help=help_text, description=help_text)
     names = p.add_subparsers(dest="name", metavar="NAME")
-    for entry in entries(kind):
-        tool = names.add_parser(entry.name, help=entry.summary, description=entry.summary)
+    for listed in listing(kind):
+        tool = names.add_parser(listed.name, help=listed.summary, description=listed.summary)
+        if not chosen(listed.name):
+            continue
+        obj = lookup(kind, listed.name).obj
         tool.add_argument("--out", required=True, metavar="DIR", help="dataset folder to write")
         tool.add_argument("--overwrite", action="store_true",
                           help="replace --out if it exists")
-        entry.obj.add_arguments(tool)
-        tool.set_defaults(func=_tool_runner(entry.obj, verb))
+        obj.add_arguments(tool)
+        tool.set_defaults(func=_tool_runner(obj, verb))
     p.set_defaults(func=lambda a: _missing_name(verb, kind))
 
 
 def _missing_name(verb: str, kind: str) -> int:
-    names = ", ".join(e.name for e in entries(kind)) or "none"
+    names = ", ".join(e.name for e in listing(kind)) or "none"
     raise WhatifError(f"'whatif {verb}' needs a name: one of {names}.")
 
 
 def _tool_runner(tool: Any, verb: str) -> Any:
     def run(args: argparse.Namespace) -> int:
+        from whatifbench.core.dataset import load_dataset
+
         result = tool.run(args)
         if verb != "export":
             dataset = load_dataset(args.out)
@@ -165,7 +180,7 @@ def add_export(sub: Any) -> None:
     p = sub.add_parser("export", help="write a dataset in a release format",
                        description="Write a dataset in a release format.")
     p.add_argument("dataset", metavar="DATASET")
-    formats = [e.name for e in entries("exporter")]
+    formats = [e.name for e in listing("exporter")]
     p.add_argument("--format", required=True, choices=formats)
     p.add_argument("--out", required=True, metavar="PATH")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
@@ -194,6 +209,9 @@ def add_report(sub: Any) -> None:
 
 def report_command(args: argparse.Namespace) -> int:
     """Merge runs, print the tables, write the reports."""
+    from whatifbench import api
+    from whatifbench.runner.results import load_runs
+
     runs = [run for folder in args.runs for run in load_runs(folder)]
     out = Path(args.out)
     check_writable(out)
@@ -223,6 +241,10 @@ def add_stats(sub: Any) -> None:
 
 def stats_command(args: argparse.Namespace) -> int:
     """Print the suite's statistics tables (or a scene-graph input's predicate coverage)."""
+    from whatifbench.causal.coverage import scene_graph_stats
+    from whatifbench.core.dataset import load_dataset
+    from whatifbench.runner.evaluate import get_suite
+
     source = args.scene_graphs or (args.dataset if args.dataset and Path(args.dataset).is_file()
                                    else None)
     if source is not None:
@@ -249,7 +271,7 @@ def add_listing(sub: Any) -> None:
 
 def _list(kinds: tuple[str, ...]) -> int:
     for kind in kinds:
-        rows = entries(kind)
+        rows = listing(kind)
         print(f"{kind}s:")
         for e in rows:
             print(f"  {e.name:<28} {e.summary}")

@@ -6,7 +6,6 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import stats as sstats
 
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -50,11 +49,14 @@ def bootstrap_ci(
 
 
 def mcnemar_exact(only_first: int, only_second: int) -> float:
-    """Two-sided exact McNemar p-value from the two discordant counts."""
+    """Two-sided exact McNemar p-value from the two discordant counts: the exact binomial test
+    of ``only_first`` successes in ``only_first + only_second`` trials at p = 0.5 (the value of
+    ``scipy.stats.binomtest``), computed with integers (no scipy import)."""
     n = only_first + only_second
-    if n == 0:
+    if n == 0 or only_first == only_second:
         return 1.0
-    return float(min(1.0, sstats.binomtest(only_first, n, 0.5).pvalue))
+    tail = sum(math.comb(n, k) for k in range(min(only_first, only_second) + 1))
+    return min(1.0, 2 * tail / 2**n)
 
 
 def phi(x: Sequence[bool], y: Sequence[bool]) -> float | None:

@@ -6,6 +6,7 @@ Everything a model wrote is escaped; the page loads nothing from the network.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import json
@@ -69,6 +70,15 @@ def _samples(run: RunResult) -> str:
 
 def _image_paths(run: RunResult) -> dict[str, Path]:
     root = Path(run.spec.get("dataset", {}).get("path", ""))
+    items_file = root / "items.jsonl"
+    if not items_file.is_file():
+        return {}
+    return _first_images(root, items_file.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _first_images(root: Path, version: int) -> dict[str, Path]:
+    """Each item's first image, by item id (read once per version of the dataset's items)."""
     found: dict[str, Path] = {}
     items_file = root / "items.jsonl"
     if items_file.is_file():
@@ -85,6 +95,12 @@ def thumbnail(path: Path | None, size: int = THUMB) -> str:
     there is no readable image), so pages need no network and no side files."""
     if path is None or not path.is_file():
         return ""
+    return _thumbnail(path, path.stat().st_mtime_ns, size)
+
+
+@functools.lru_cache(maxsize=256)
+def _thumbnail(path: Path, version: int, size: int) -> str:
+    """``thumbnail`` of one version (modification time) of a file, encoded once."""
     try:
         with Image.open(path) as src:
             img = src.convert("RGB")
