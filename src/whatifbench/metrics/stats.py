@@ -44,8 +44,23 @@ def bootstrap_ci(
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(samples, n))
     values = statistic(*(np.asarray(c)[idx] for c in columns))
-    lo, hi = np.percentile(values, [2.5, 97.5])
+    lo, hi = interval_95(values)
     return (round(float(lo), 2), round(float(hi), 2))
+
+
+def interval_95(values: np.ndarray) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of ``values``: exactly ``np.percentile(values, [2.5,
+    97.5])`` (linear interpolation between closest ranks, numpy's formula), without the
+    ``numpy.ma`` import that ``np.percentile`` triggers."""
+    ordered = np.sort(np.asarray(values, dtype=float).ravel())
+    virtual = (len(ordered) - 1) * (np.asarray([2.5, 97.5]) / 100)
+    below = np.floor(virtual).astype(int)
+    above = np.minimum(below + 1, len(ordered) - 1)
+    gamma = virtual - below
+    a, b = ordered[below], ordered[above]
+    diff = b - a
+    out = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+    return float(out[0]), float(out[1])
 
 
 def mcnemar_exact(only_first: int, only_second: int) -> float:
@@ -94,5 +109,5 @@ def stratified_bootstrap_ci(
             return (0.0, 0.0)
         idx = rng.integers(0, n, size=(samples, n))
         resampled += [np.asarray(c)[idx] for c in columns]
-    lo, hi = np.percentile(statistic(*resampled), [2.5, 97.5])
+    lo, hi = interval_95(statistic(*resampled))
     return (round(float(lo), 2), round(float(hi), 2))
