@@ -20,7 +20,7 @@ from whatifbench.models.hf.positions import family
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.requests import RequestBuilder
 
-ARCHS = ["llava", "llava_next", "idefics3", "paligemma", "qwen2_vl", "blip2"]
+ARCHS = ["llava", "llava_next", "idefics3", "paligemma", "qwen2_vl", "qwen2_5_vl", "blip2"]
 WORDS = ("three cats", "4", "twenty one dots", "no")
 """Candidates of several tokens (and some of one) after an answer prefix."""
 
@@ -42,10 +42,11 @@ def rank_requests(dataset_dir: Path) -> list[Request]:
 
 
 def backends(tiny_models: Any, arch: str) -> tuple[HFBackend, HFBackend]:
-    """The same loaded model behind ``batch_size=1`` and ``batch_size=8``. Qwen2-VL is loaded
-    with an image-only processor (its saved processor needs torchvision for videos)."""
-    if arch == "qwen2_vl":
-        loaded = tiny_models.qwen2_vl_loaded()
+    """The same loaded model behind ``batch_size=1`` and ``batch_size=8``. Qwen2-VL and
+    Qwen2.5-VL are loaded with an image-only processor (their saved processors need torchvision
+    for videos)."""
+    if arch.startswith("qwen"):
+        loaded = tiny_models.qwen_loaded(arch)
         folder = loaded.folder
     else:
         folder = tiny_models.path(arch)

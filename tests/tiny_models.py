@@ -10,11 +10,10 @@ seed and saves everything with ``save_pretrained``. ``load_tiny`` reloads a fold
 Architectures: ``llava`` (CLIP vision + Llama text), ``llava_next`` (the same with
 any-resolution tiles: the number of image tokens depends on the image's size), ``idefics3``
 (SigLIP-like vision + Llama, SmolVLM-style template), ``paligemma`` (SigLIP + Gemma, no chat
-template), ``qwen2_vl`` (its saved processor needs torchvision; ``qwen2_vl_loaded`` builds it
-without, through an image-only processor) and ``blip2`` (ViT + Q-Former + OPT, no chat template).
-Pytest fixtures at the bottom build each model once
-per session; ``build_llava(..., **sizes)`` also makes the larger random model of
-``bench/bench_rank.py``.
+template), ``qwen2_vl`` (its saved processor needs torchvision; ``qwen_loaded`` builds it, and
+a Qwen2.5-VL, without, through an image-only processor) and ``blip2`` (ViT + Q-Former + OPT, no
+chat template). Pytest fixtures at the bottom build each model once per session;
+``build_llava(..., **sizes)`` also makes the larger random model of the rank benches.
 """
 
 from __future__ import annotations
@@ -255,10 +254,13 @@ QWEN2_VL_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_sta
                     "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
 
 
-def _qwen2_vl_parts(seed: int) -> tuple[Any, Any, Any]:
+def _qwen2_vl_parts(seed: int, arch: str = "qwen2_vl") -> tuple[Any, Any, Any]:
     """Tokenizer, image processor (the PIL one: no torchvision) and random model of the tiny
-    Qwen2-VL: native-resolution ViT with 2x2 patch merging, M-RoPE text model."""
+    Qwen2-VL (``arch="qwen2_5_vl"``: Qwen2.5-VL, with window attention in its vision tower):
+    native-resolution ViT with 2x2 patch merging, M-RoPE text model."""
     from transformers import (
+        Qwen2_5_VLConfig,
+        Qwen2_5_VLForConditionalGeneration,
         Qwen2VLConfig,
         Qwen2VLForConditionalGeneration,
         Qwen2VLImageProcessorPil,
@@ -277,17 +279,24 @@ def _qwen2_vl_parts(seed: int) -> tuple[Any, Any, Any]:
     text = {**TEXT_SIZE, "num_attention_heads": 2, "num_key_value_heads": 1,
             "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
                                 "mrope_section": [2, 3, 3]}}
-    config = Qwen2VLConfig(
+    vision: dict[str, Any] = {"hidden_size": 32, "num_heads": 2, "patch_size": patch,
+                              "spatial_merge_size": merge, "temporal_patch_size": 2}
+    if arch == "qwen2_5_vl":
+        config_class, model_class = Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+        vision.update(depth=2, intermediate_size=64, out_hidden_size=32,
+                      fullatt_block_indexes=[1], window_size=56)
+    else:
+        config_class, model_class = Qwen2VLConfig, Qwen2VLForConditionalGeneration
+        vision.update(depth=1, embed_dim=32)
+    config = config_class(
         text_config={"vocab_size": len(tok), "bos_token_id": ids["<|endoftext|>"],
                      "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"],
                      **text},
-        vision_config={"depth": 1, "embed_dim": 32, "hidden_size": 32, "num_heads": 2,
-                       "patch_size": patch, "spatial_merge_size": merge,
-                       "temporal_patch_size": 2},
+        vision_config=vision,
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
     _seeded(seed)
-    return tok, image_processor, Qwen2VLForConditionalGeneration(config)
+    return tok, image_processor, model_class(config)
 
 
 def build_qwen2_vl(out: Path, seed: int = 0) -> Path:
@@ -302,14 +311,18 @@ def build_qwen2_vl(out: Path, seed: int = 0) -> Path:
     return _save(out, processor, model)
 
 
-def qwen2_vl_image_only_processor(tokenizer: Any, image_processor: Any) -> Any:
-    """Qwen2-VL's processor without its video processor (which needs torchvision): the same
-    image and text handling (placeholder expansion, ``mm_token_type_ids`` for M-RoPE)."""
-    from transformers import Qwen2VLProcessor
+def qwen_image_only_processor(tokenizer: Any, image_processor: Any,
+                              arch: str = "qwen2_vl") -> Any:
+    """Qwen2-VL's (or Qwen2.5-VL's) processor without its video processor (which needs
+    torchvision): the same image and text handling (placeholder expansion,
+    ``mm_token_type_ids`` for M-RoPE)."""
+    from transformers import Qwen2_5_VLProcessor, Qwen2VLProcessor
     from transformers.processing_utils import ProcessorMixin
 
-    class Qwen2VLImageOnlyProcessor(Qwen2VLProcessor):
-        """``Qwen2VLProcessor`` with two sub-processors: image processor and tokenizer."""
+    base = Qwen2_5_VLProcessor if arch == "qwen2_5_vl" else Qwen2VLProcessor
+
+    class QwenImageOnlyProcessor(base):  # type: ignore[misc, valid-type]
+        """The Qwen processor with two sub-processors: image processor and tokenizer."""
 
         def __init__(self, image_processor: Any = None, tokenizer: Any = None,
                      chat_template: str | None = None, **kwargs: Any) -> None:
@@ -319,27 +332,27 @@ def qwen2_vl_image_only_processor(tokenizer: Any, image_processor: Any) -> Any:
             self.video_token = tokenizer.video_token
             self.video_token_id = tokenizer.convert_tokens_to_ids(self.video_token)
 
-    return Qwen2VLImageOnlyProcessor(image_processor=image_processor, tokenizer=tokenizer,
-                                     chat_template=QWEN2_VL_TEMPLATE)
+    return QwenImageOnlyProcessor(image_processor=image_processor, tokenizer=tokenizer,
+                                  chat_template=QWEN2_VL_TEMPLATE)
 
 
-def qwen2_vl_loaded(out: Path, seed: int = 0) -> Any:
-    """The tiny Qwen2-VL as the hf backend holds it (``models.hf.loading.Loaded``), built without
-    torchvision: its weights are saved to and reloaded from ``out`` through the Auto class, the
-    processor is the image-only one."""
+def qwen_loaded(out: Path, arch: str = "qwen2_vl", seed: int = 0) -> Any:
+    """The tiny Qwen2-VL (or Qwen2.5-VL) as the hf backend holds it (``models.hf.loading.Loaded``),
+    built without torchvision: its weights are saved to and reloaded from ``out`` through the
+    Auto class, the processor is the image-only one."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     import torch
     from transformers import AutoModelForImageTextToText
 
     from whatifbench.models.hf.loading import Loaded
 
-    tok, image_processor, model = _qwen2_vl_parts(seed)
+    tok, image_processor, model = _qwen2_vl_parts(seed, arch)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
-    processor = qwen2_vl_image_only_processor(tok, image_processor)
+    processor = qwen_image_only_processor(tok, image_processor, arch)
     processor.tokenizer.padding_side = "left"
     model = AutoModelForImageTextToText.from_pretrained(out, local_files_only=True).eval()
-    return Loaded(processor, model, torch.device("cpu"), torch.float32, "qwen2_vl", out)
+    return Loaded(processor, model, torch.device("cpu"), torch.float32, arch, out)
 
 
 def build_blip2(out: Path, seed: int = 0) -> Path:
@@ -404,7 +417,7 @@ class TinyModels:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._paths: dict[str, Path] = {}
-        self._qwen2_vl: Any = None
+        self._qwen: dict[str, Any] = {}
 
     def path(self, arch: str) -> Path:
         """Folder of the tiny ``arch`` model (skips Qwen2-VL without torchvision)."""
@@ -414,11 +427,12 @@ class TinyModels:
             self._paths[arch] = build_tiny_model(arch, self.root / arch)
         return self._paths[arch]
 
-    def qwen2_vl_loaded(self) -> Any:
-        """The tiny Qwen2-VL loaded with the image-only processor (works without torchvision)."""
-        if self._qwen2_vl is None:
-            self._qwen2_vl = qwen2_vl_loaded(self.root / "qwen2_vl_image_only")
-        return self._qwen2_vl
+    def qwen_loaded(self, arch: str) -> Any:
+        """The tiny ``qwen2_vl`` or ``qwen2_5_vl`` loaded with the image-only processor (works
+        without torchvision)."""
+        if arch not in self._qwen:
+            self._qwen[arch] = qwen_loaded(self.root / f"{arch}_image_only", arch)
+        return self._qwen[arch]
 
 
 # -- pytest fixtures (imported by tests/conftest.py) -------------------------------------------

@@ -7,9 +7,9 @@ them:
 
 - ``zero``: rotary positions from 0 (LLaVA, LLaVA-NeXT, Idefics3: Llama/Mistral language models);
 - ``one``: PaliGemma numbers its tokens from 1;
-- ``mrope``: Qwen2-VL's multimodal rotary positions (temporal, height, width) for the prompt,
-  which the model derives from the attention mask itself; the tokens after the prompt continue
-  from its largest position (``rope_deltas``);
+- ``mrope``: Qwen2-VL's and Qwen2.5-VL's multimodal rotary positions (temporal, height, width)
+  for the prompt, which the model derives from the attention mask itself; the tokens after the
+  prompt continue from its largest position (``rope_deltas``);
 - ``mask``: BLIP-2 with an OPT language model, whose learned positions come from the attention
   mask (nothing to pass).
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 FAMILIES = {"llava": "zero", "llava_next": "zero", "idefics3": "zero", "paligemma": "one",
-            "qwen2_vl": "mrope"}
+            "qwen2_vl": "mrope", "qwen2_5_vl": "mrope"}
 """Model types whose items are ranked in batches, and how they number positions."""
 
 
@@ -43,7 +43,7 @@ class Positions:
 
     @classmethod
     def of(cls, name: str, inputs: dict[str, Any]) -> Positions:
-        """The family for a batch: Qwen2-VL prompts without images are plain text (``zero``)."""
+        """The family for a batch: Qwen prompts without images are plain text (``zero``)."""
         if name == "mrope" and "image_grid_thw" not in inputs:
             return cls("zero")
         return cls(name)
@@ -69,7 +69,8 @@ class Positions:
         if self.family == "mrope":
             deltas = getattr(getattr(model, "model", model), "rope_deltas", None)
             if deltas is None:
-                raise RuntimeError("Qwen2-VL kept no rope_deltas after encoding the prompts")
+                raise RuntimeError(f"{type(model).__name__} kept no rope_deltas after encoding "
+                                   "the prompts")
             start = start + deltas.to(start.device).reshape(-1).index_select(0, rows)
         positions = start[:, None] + torch.arange(width, device=start.device)[None, :]
         if self.family == "mrope":
