@@ -42,7 +42,7 @@ def main() -> None:
     opts = parser.parse_args()
 
     import torch
-    from tiny_models import build_llava
+    from tiny_models import build_bench_llava
 
     from whatifbench.core.dataset import load_dataset
     from whatifbench.core.protocol import Protocol
@@ -55,13 +55,7 @@ def main() -> None:
     if opts.threads:
         torch.set_num_threads(opts.threads)
     with tempfile.TemporaryDirectory() as tmp:
-        folder = build_llava(
-            Path(tmp) / "llava", image_size=224, patch_size=14, vocab_size=2000,
-            vision={"hidden_size": 384, "intermediate_size": 1536, "num_hidden_layers": 6,
-                    "num_attention_heads": 6, "projection_dim": 384},
-            text={"hidden_size": 768, "intermediate_size": 2048, "num_hidden_layers": 6,
-                  "num_attention_heads": 12, "num_key_value_heads": 12,
-                  "initializer_range": 0.02})
+        folder = build_bench_llava(Path(tmp) / "llava")
         one = HFBackend(f"hf:{folder}", {"device": "cpu", "batch_size": 1})
         many = HFBackend(f"hf:{folder}", {"device": "cpu", "batch_size": opts.batch})
         many._loaded = one.loaded

@@ -129,6 +129,17 @@ def build_llava(out: Path, seed: int = 0, image_size: int = 32, patch_size: int 
     return _save(out, processor, LlavaForConditionalGeneration(config))
 
 
+def build_bench_llava(out: Path) -> Path:
+    """The random LLaVA of the rank benches: CLIP vision at 224 px with 14 px patches (256 image
+    tokens), Llama text, about 55M parameters."""
+    return build_llava(
+        out, image_size=224, patch_size=14, vocab_size=2000,
+        vision={"hidden_size": 384, "intermediate_size": 1536, "num_hidden_layers": 6,
+                "num_attention_heads": 6, "projection_dim": 384},
+        text={"hidden_size": 768, "intermediate_size": 2048, "num_hidden_layers": 6,
+              "num_attention_heads": 12, "num_key_value_heads": 12, "initializer_range": 0.02})
+
+
 def build_llava_next(out: Path, seed: int = 0) -> Path:
     """LLaVA-NeXT layout: LLaVA with any-resolution tiles (base image + grid of crops, a newline
     embedding after each row), so images of different sizes give different token counts."""
