@@ -55,8 +55,9 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def fastest(cmd: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
-    """The fastest of ``repeat`` runs: (wall, cpu of that run)."""
-    return min(timed(cmd, env) for _ in range(repeat))
+    """The fastest of ``repeat`` runs: (wall, cpu of that run). ``{n}`` in an argument becomes
+    the repetition's number (a new output folder each time)."""
+    return min(timed([arg.replace("{n}", str(n)) for arg in cmd], env) for n in range(repeat))
 
 
 def import_profile(cmd: list[str], env: dict[str, str], top: int = 8) -> list[tuple[str, float]]:
@@ -101,7 +102,7 @@ def main() -> None:
                 ("whatif generate cvqa-synthetic --help",
                  [*base, "generate", "cvqa-synthetic", "--help"], None),
                 ("whatif run (fully cached default run)",
-                 [*base, "run", "--no-progress", "--out", str(Path(tmp) / "again")], 1.5)]
+                 [*base, "run", "--no-progress", "--out", str(Path(tmp) / "again-{n}")], 1.5)]
         for label, cmd, target in rows:
             wall, cpu = fastest(cmd, env, opts.repeat)
             verdict = "" if target is None else (
