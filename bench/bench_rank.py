@@ -46,7 +46,7 @@ def main() -> None:
 
     import torch
     from PIL import Image
-    from tiny_models import build_llava
+    from tiny_models import build_bench_llava
 
     from whatifbench.models.base import Part, Request, Turn
     from whatifbench.models.hf.backend import HFBackend
@@ -54,13 +54,7 @@ def main() -> None:
     from whatifbench.models.hf.ranking import candidate_ids, score_cached, score_separately
 
     with tempfile.TemporaryDirectory() as tmp:
-        folder = build_llava(
-            Path(tmp) / "llava", image_size=224, patch_size=14, vocab_size=2000,
-            vision={"hidden_size": 384, "intermediate_size": 1536, "num_hidden_layers": 6,
-                    "num_attention_heads": 6, "projection_dim": 384},
-            text={"hidden_size": 768, "intermediate_size": 2048, "num_hidden_layers": 6,
-                  "num_attention_heads": 12, "num_key_value_heads": 12,
-                  "initializer_range": 0.02})
+        folder = build_bench_llava(Path(tmp) / "llava")
         image = Path(tmp) / "scene.png"
         buf = io.BytesIO()
         Image.effect_mandelbrot((320, 240), (-2.0, -1.2, 1.0, 1.2), 60).convert("RGB").save(

@@ -7,12 +7,13 @@ seed and saves everything with ``save_pretrained``. ``load_tiny`` reloads a fold
 ``AutoProcessor`` / ``AutoModelForImageTextToText`` with ``HF_HUB_OFFLINE=1``, exactly as the
 ``hf:`` backend does. Nothing touches the network.
 
-Architectures: ``llava`` (CLIP vision + Llama text), ``idefics3`` (SigLIP-like vision + Llama,
-SmolVLM-style template), ``paligemma`` (SigLIP + Gemma, no chat template) and ``qwen2_vl``
-(needs torchvision for its image processor) and ``blip2`` (ViT + Q-Former + OPT, no chat template).
-Pytest fixtures at the bottom build each model once
-per session; ``build_llava(..., **sizes)`` also makes the larger random model of
-``bench/bench_rank.py``.
+Architectures: ``llava`` (CLIP vision + Llama text), ``llava_next`` (the same with
+any-resolution tiles: the number of image tokens depends on the image's size), ``idefics3``
+(SigLIP-like vision + Llama, SmolVLM-style template), ``paligemma`` (SigLIP + Gemma, no chat
+template), ``qwen2_vl`` (its saved processor needs torchvision; ``qwen_loaded`` builds it, and
+a Qwen2.5-VL, without, through an image-only processor) and ``blip2`` (ViT + Q-Former + OPT, no
+chat template). Pytest fixtures at the bottom build each model once per session;
+``build_llava(..., **sizes)`` also makes the larger random model of the rank benches.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 import pytest
 
-ARCHITECTURES = ("llava", "idefics3", "paligemma", "qwen2_vl", "blip2")
+ARCHITECTURES = ("llava", "llava_next", "idefics3", "paligemma", "qwen2_vl", "blip2")
 
 CORPUS = (
     "How many flowers are in the image? A: 3 B: 4 C: 5 D: 6",
@@ -128,6 +129,53 @@ def build_llava(out: Path, seed: int = 0, image_size: int = 32, patch_size: int 
     return _save(out, processor, LlavaForConditionalGeneration(config))
 
 
+def build_bench_llava(out: Path) -> Path:
+    """The random LLaVA of the rank benches: CLIP vision at 224 px with 14 px patches (256 image
+    tokens), Llama text, about 55M parameters."""
+    return build_llava(
+        out, image_size=224, patch_size=14, vocab_size=2000,
+        vision={"hidden_size": 384, "intermediate_size": 1536, "num_hidden_layers": 6,
+                "num_attention_heads": 6, "projection_dim": 384},
+        text={"hidden_size": 768, "intermediate_size": 2048, "num_hidden_layers": 6,
+              "num_attention_heads": 12, "num_key_value_heads": 12, "initializer_range": 0.02})
+
+
+def build_llava_next(out: Path, seed: int = 0) -> Path:
+    """LLaVA-NeXT layout: LLaVA with any-resolution tiles (base image + grid of crops, a newline
+    embedding after each row), so images of different sizes give different token counts."""
+    from transformers import (
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaNextConfig,
+        LlavaNextForConditionalGeneration,
+        LlavaNextImageProcessor,
+        LlavaNextProcessor,
+    )
+
+    tok = train_tokenizer(["<unk>", "<s>", "</s>", "<pad>", "<image>"], image_token="<image>")
+    image_size, patch_size = 32, 8
+    pinpoints = [[32, 64], [64, 32], [64, 64]]
+    processor = LlavaNextProcessor(
+        image_processor=LlavaNextImageProcessor(
+            size={"shortest_edge": image_size},
+            crop_size={"height": image_size, "width": image_size},
+            image_grid_pinpoints=pinpoints),
+        tokenizer=tok, patch_size=patch_size, vision_feature_select_strategy="default",
+        num_additional_image_tokens=1, chat_template=LLAVA_TEMPLATE)
+    config = LlavaNextConfig(
+        vision_config=CLIPVisionConfig(image_size=image_size, patch_size=patch_size,
+                                       hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                       num_attention_heads=2, projection_dim=32),
+        text_config=LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id,
+                                eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                                **TEXT_SIZE),
+        image_token_index=tok.convert_tokens_to_ids("<image>"), image_grid_pinpoints=pinpoints,
+        vision_feature_select_strategy="default", vision_feature_layer=-1,
+        image_seq_length=(image_size // patch_size) ** 2)
+    _seeded(seed)
+    return _save(out, processor, LlavaNextForConditionalGeneration(config))
+
+
 IDEFICS3_TEMPLATE = (
     "<|im_start|>{% for m in messages %}{{ m['role'] | capitalize }}"
     "{% if m['content'][0]['type'] == 'image' %}:{% else %}: {% endif %}"
@@ -213,43 +261,109 @@ QWEN2_VL_TEMPLATE = (
 )
 
 
-def build_qwen2_vl(out: Path, seed: int = 0) -> Path:
-    """Qwen2-VL layout: native-resolution ViT with 2x2 patch merging, M-RoPE text model."""
+QWEN2_VL_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>",
+                    "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+
+
+def _qwen2_vl_parts(seed: int, arch: str = "qwen2_vl") -> tuple[Any, Any, Any]:
+    """Tokenizer, image processor (the PIL one: no torchvision) and random model of the tiny
+    Qwen2-VL (``arch="qwen2_5_vl"``: Qwen2.5-VL, with window attention in its vision tower):
+    native-resolution ViT with 2x2 patch merging, M-RoPE text model."""
     from transformers import (
+        Qwen2_5_VLConfig,
+        Qwen2_5_VLForConditionalGeneration,
         Qwen2VLConfig,
         Qwen2VLForConditionalGeneration,
-        Qwen2VLImageProcessor,
-        Qwen2VLProcessor,
-        Qwen2VLVideoProcessor,
+        Qwen2VLImageProcessorPil,
     )
 
-    special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>",
-               "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
-    tok = train_tokenizer(special, bos="<|endoftext|>", eos="<|im_end|>", pad="<|endoftext|>",
-                          image_token="<|image_pad|>", video_token="<|video_pad|>")
+    tok = train_tokenizer(QWEN2_VL_SPECIAL, bos="<|endoftext|>", eos="<|im_end|>",
+                          pad="<|endoftext|>", image_token="<|image_pad|>",
+                          video_token="<|video_pad|>")
     patch, merge = 14, 2
-    side = patch * merge * 2  # a 56x56 image: 4x4 patches, 2x2 merged tokens
-    processor = Qwen2VLProcessor(
-        image_processor=Qwen2VLImageProcessor(size={"shortest_edge": side * side,
-                                                    "longest_edge": side * side},
-                                              patch_size=patch, merge_size=merge),
-        tokenizer=tok, video_processor=Qwen2VLVideoProcessor(patch_size=patch, merge_size=merge),
-        chat_template=QWEN2_VL_TEMPLATE)
-    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    # Images between 56x56 (4x4 patches, 2x2 merged tokens) and 112x112: the token count and
+    # the M-RoPE grid follow each image's size.
+    image_processor = Qwen2VLImageProcessorPil(
+        size={"shortest_edge": 56 * 56, "longest_edge": 112 * 112}, patch_size=patch,
+        merge_size=merge)
+    ids = {t: tok.convert_tokens_to_ids(t) for t in QWEN2_VL_SPECIAL}
     text = {**TEXT_SIZE, "num_attention_heads": 2, "num_key_value_heads": 1,
             "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
                                 "mrope_section": [2, 3, 3]}}
-    config = Qwen2VLConfig(
+    vision: dict[str, Any] = {"hidden_size": 32, "num_heads": 2, "patch_size": patch,
+                              "spatial_merge_size": merge, "temporal_patch_size": 2}
+    if arch == "qwen2_5_vl":
+        config_class, model_class = Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+        vision.update(depth=2, intermediate_size=64, out_hidden_size=32,
+                      fullatt_block_indexes=[1], window_size=56)
+    else:
+        config_class, model_class = Qwen2VLConfig, Qwen2VLForConditionalGeneration
+        vision.update(depth=1, embed_dim=32)
+    config = config_class(
         text_config={"vocab_size": len(tok), "bos_token_id": ids["<|endoftext|>"],
                      "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"],
                      **text},
-        vision_config={"depth": 1, "embed_dim": 32, "hidden_size": 32, "num_heads": 2,
-                       "patch_size": patch, "spatial_merge_size": merge,
-                       "temporal_patch_size": 2},
+        vision_config=vision,
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
     _seeded(seed)
-    return _save(out, processor, Qwen2VLForConditionalGeneration(config))
+    return tok, image_processor, model_class(config)
+
+
+def build_qwen2_vl(out: Path, seed: int = 0) -> Path:
+    """Qwen2-VL saved with its full processor (image and video processors: needs torchvision)."""
+    from transformers import Qwen2VLProcessor, Qwen2VLVideoProcessor
+
+    tok, image_processor, model = _qwen2_vl_parts(seed)
+    processor = Qwen2VLProcessor(
+        image_processor=image_processor, tokenizer=tok,
+        video_processor=Qwen2VLVideoProcessor(patch_size=14, merge_size=2),
+        chat_template=QWEN2_VL_TEMPLATE)
+    return _save(out, processor, model)
+
+
+def qwen_image_only_processor(tokenizer: Any, image_processor: Any,
+                              arch: str = "qwen2_vl") -> Any:
+    """Qwen2-VL's (or Qwen2.5-VL's) processor without its video processor (which needs
+    torchvision): the same image and text handling (placeholder expansion,
+    ``mm_token_type_ids`` for M-RoPE)."""
+    from transformers import Qwen2_5_VLProcessor, Qwen2VLProcessor
+    from transformers.processing_utils import ProcessorMixin
+
+    base = Qwen2_5_VLProcessor if arch == "qwen2_5_vl" else Qwen2VLProcessor
+
+    class QwenImageOnlyProcessor(base):  # type: ignore[misc, valid-type]
+        """The Qwen processor with two sub-processors: image processor and tokenizer."""
+
+        def __init__(self, image_processor: Any = None, tokenizer: Any = None,
+                     chat_template: str | None = None, **kwargs: Any) -> None:
+            ProcessorMixin.__init__(self, image_processor, tokenizer, chat_template=chat_template)
+            self.image_token = tokenizer.image_token
+            self.image_token_id = tokenizer.convert_tokens_to_ids(self.image_token)
+            self.video_token = tokenizer.video_token
+            self.video_token_id = tokenizer.convert_tokens_to_ids(self.video_token)
+
+    return QwenImageOnlyProcessor(image_processor=image_processor, tokenizer=tokenizer,
+                                  chat_template=QWEN2_VL_TEMPLATE)
+
+
+def qwen_loaded(out: Path, arch: str = "qwen2_vl", seed: int = 0) -> Any:
+    """The tiny Qwen2-VL (or Qwen2.5-VL) as the hf backend holds it (``models.hf.loading.Loaded``),
+    built without torchvision: its weights are saved to and reloaded from ``out`` through the
+    Auto class, the processor is the image-only one."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    import torch
+    from transformers import AutoModelForImageTextToText
+
+    from whatifbench.models.hf.loading import Loaded
+
+    tok, image_processor, model = _qwen2_vl_parts(seed, arch)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    processor = qwen_image_only_processor(tok, image_processor, arch)
+    processor.tokenizer.padding_side = "left"
+    model = AutoModelForImageTextToText.from_pretrained(out, local_files_only=True).eval()
+    return Loaded(processor, model, torch.device("cpu"), torch.float32, arch, out)
 
 
 def build_blip2(out: Path, seed: int = 0) -> Path:
@@ -288,8 +402,8 @@ def build_blip2(out: Path, seed: int = 0) -> Path:
 
 
 BUILDERS: dict[str, Callable[..., Path]] = {
-    "llava": build_llava, "idefics3": build_idefics3, "paligemma": build_paligemma,
-    "qwen2_vl": build_qwen2_vl, "blip2": build_blip2,
+    "llava": build_llava, "llava_next": build_llava_next, "idefics3": build_idefics3,
+    "paligemma": build_paligemma, "qwen2_vl": build_qwen2_vl, "blip2": build_blip2,
 }
 
 
@@ -314,14 +428,22 @@ class TinyModels:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._paths: dict[str, Path] = {}
+        self._qwen: dict[str, Any] = {}
 
     def path(self, arch: str) -> Path:
         """Folder of the tiny ``arch`` model (skips Qwen2-VL without torchvision)."""
         if arch == "qwen2_vl" and not has_torchvision():
-            pytest.skip("Qwen2-VL's image processor needs torchvision")
+            pytest.skip("Qwen2-VL's video processor needs torchvision")
         if arch not in self._paths:
             self._paths[arch] = build_tiny_model(arch, self.root / arch)
         return self._paths[arch]
+
+    def qwen_loaded(self, arch: str) -> Any:
+        """The tiny ``qwen2_vl`` or ``qwen2_5_vl`` loaded with the image-only processor (works
+        without torchvision)."""
+        if arch not in self._qwen:
+            self._qwen[arch] = qwen_loaded(self.root / f"{arch}_image_only", arch)
+        return self._qwen[arch]
 
 
 # -- pytest fixtures (imported by tests/conftest.py) -------------------------------------------

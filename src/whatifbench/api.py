@@ -21,6 +21,8 @@ from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.executor import Executor, ExecutorConfig, open_executor
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
+from whatifbench.suites.cvqa_synthetic.identity import GENERATOR
+from whatifbench.suites.cvqa_synthetic.identity import VERSION as GENERATOR_VERSION
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -29,6 +31,7 @@ __all__ = [
     "RunOptions",
     "RunStore",
     "applicable",
+    "default_dataset",
     "default_suite",
     "evaluate",
     "load_dataset",
@@ -42,33 +45,47 @@ DEFAULT_MODELS = ("builtin:random", "builtin:constant", "builtin:ignore-premise"
                   "builtin:scene-reader")
 """The built-in models evaluated by ``whatif run`` with no arguments."""
 
-DEFAULT_SUITE = ("cvqa-synthetic", {"per_template": 50}, 0)
+DEFAULT_SUITE = (GENERATOR, {"per_template": 50}, 0)
 """(generator, parameters, seed) of the small suite ``whatif run`` uses by default."""
 
 
-def default_suite(log: Callable[[str], None] | None = None) -> Path:
-    """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME``."""
+def default_dataset(log: Callable[[str], None] | None = None) -> Dataset:
+    """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME`` (the
+    generator is imported only to generate it), loaded and verified."""
     name, params, seed = DEFAULT_SUITE
-    return generated_suite(name, params, seed, log)
+    return generated_dataset(name, params, seed, log, version=GENERATOR_VERSION)
+
+
+def generated_dataset(name: str, params: Mapping[str, Any], seed: int,
+                      log: Callable[[str], None] | None = None,
+                      version: str | None = None) -> Dataset:
+    """The suite the generator ``name`` makes with ``params`` and ``seed``, generated once under
+    ``$WHATIF_HOME/suites`` (again when the folder does not load or verify), loaded and
+    verified. ``version``: the generator's version when known without importing it."""
+    if version is None:
+        version = lookup("generator", name).obj.version
+    tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
+    folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{version}"
+    if (folder / "items.jsonl").is_file():
+        try:
+            return load_dataset(folder, verify=True)
+        except WhatifError:
+            pass
+    if log:
+        log(f"Generating {name} into {folder} (once) ...")
+    lookup("generator", name).obj.generate(folder, seed=seed, overwrite=True, **params)
+    return load_dataset(folder, verify=True)
 
 
 def generated_suite(name: str, params: Mapping[str, Any], seed: int,
                     log: Callable[[str], None] | None = None) -> Path:
-    """The suite the generator ``name`` makes with ``params`` and ``seed``, generated once under
-    ``$WHATIF_HOME/suites`` (regenerated when the folder does not load)."""
-    generator = lookup("generator", name).obj
-    tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
-    folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{generator.version}"
-    if (folder / "items.jsonl").is_file():
-        try:
-            load_dataset(folder, verify=True)
-            return folder
-        except WhatifError:
-            pass
-    if log:
-        log(f"Generating the default suite into {folder} (once) ...")
-    generator.generate(folder, seed=seed, overwrite=True, **params)
-    return folder
+    """The folder of a generated suite (see ``generated_dataset``)."""
+    return generated_dataset(name, params, seed, log).root
+
+
+def default_suite(log: Callable[[str], None] | None = None) -> Path:
+    """The folder of the small default suite (see ``default_dataset``)."""
+    return default_dataset(log).root
 
 
 def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],

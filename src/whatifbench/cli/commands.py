@@ -1,4 +1,8 @@
-"""Sub-commands of ``whatif``; each parses options and calls the public API."""
+"""Sub-commands of ``whatif``; each parses options and calls the public API.
+
+Building the parser imports nothing heavy: the modules a command needs are imported when it
+runs, and plugins (``whatif generate NAME`` ...) are listed from the registry's manifest.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +10,16 @@ import argparse
 import os
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from whatifbench import api
-from whatifbench.causal.coverage import scene_graph_stats
-from whatifbench.core.dataset import load_dataset
-from whatifbench.core.outputs import check_inputs, check_output
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
-from whatifbench.core.registry import entries, lookup
+from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
-from whatifbench.runner.backends import model_args_from, parse_model_args
-from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.executor import add_executor_arguments, executor_config
-from whatifbench.runner.results import RunResult, default_run_folder, load_runs
-from whatifbench.runner.store import RunStore
+
+if TYPE_CHECKING:
+    from whatifbench.runner.results import RunResult
 
 RUN_EXIT_CODES = """exit status:
   0    success
@@ -86,6 +85,8 @@ def add_run(sub: Any) -> None:
                    metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    from whatifbench.runner.executor import add_executor_arguments
+
     add_executor_arguments(p, "run")
     p.set_defaults(func=run_command)
 
@@ -104,12 +105,21 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
+    from whatifbench import api
+    from whatifbench.core.dataset import load_dataset
+    from whatifbench.core.outputs import check_output
+    from whatifbench.runner.backends import model_args_from, parse_model_args
+    from whatifbench.runner.evaluate import RunOptions
+    from whatifbench.runner.executor import executor_config
+    from whatifbench.runner.results import default_run_folder
+    from whatifbench.runner.store import RunStore
+
     executor = executor_config(args)
     out = Path(args.out) if args.out else default_run_folder()
     check_output(out, [*(args.suite or []), *([args.store] if args.store else [])],
                  args.overwrite, kind="run")  # before any work; creates nothing
-    suites = [load_dataset(s, verify=not args.no_verify)
-              for s in args.suite or [api.default_suite(log=_err)]]
+    suites = ([load_dataset(s, verify=not args.no_verify) for s in args.suite] if args.suite
+              else [api.default_dataset(log=_err)])
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
@@ -151,17 +161,22 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 # -- generate / import / build ---------------------------------------------------------------
-def add_tools(sub: Any, kind: str, verb: str, help_text: str) -> None:
-    """``whatif generate|import|build NAME ...`` from the registry."""
+def add_tools(sub: Any, kind: str, verb: str, help_text: str,
+              chosen: Callable[[str], bool] = lambda name: True) -> None:
+    """``whatif generate|import|build NAME ...`` from the registry; only the tools that
+    ``chosen`` accepts (the one the command line names) are imported to add their options."""
     p = sub.add_parser(verb, help=help_text, description=help_text)
     names = p.add_subparsers(dest="name", metavar="NAME")
-    for entry in entries(kind):
-        tool = names.add_parser(entry.name, help=entry.summary, description=entry.summary)
+    for listed in listing(kind):
+        tool = names.add_parser(listed.name, help=listed.summary, description=listed.summary)
+        if not chosen(listed.name):
+            continue
+        obj = lookup(kind, listed.name).obj
         tool.add_argument("--out", required=True, metavar="DIR", help="dataset folder to write")
         tool.add_argument("--overwrite", action="store_true",
                           help="replace --out if it exists")
-        entry.obj.add_arguments(tool)
-        tool.set_defaults(func=_tool_runner(entry.obj, verb))
+        obj.add_arguments(tool)
+        tool.set_defaults(func=_tool_runner(obj, verb))
     p.set_defaults(func=lambda a: _missing_name(verb, kind))
 
 
@@ -181,12 +196,15 @@ def path_arguments(args: argparse.Namespace) -> list[str]:
 
 
 def _missing_name(verb: str, kind: str) -> int:
-    names = ", ".join(e.name for e in entries(kind)) or "none"
+    names = ", ".join(e.name for e in listing(kind)) or "none"
     raise WhatifError(f"'whatif {verb}' needs a name: one of {names}.")
 
 
 def _tool_runner(tool: Any, verb: str) -> Any:
     def run(args: argparse.Namespace) -> int:
+        from whatifbench.core.dataset import load_dataset
+        from whatifbench.core.outputs import check_output
+
         check_output(args.out, path_arguments(args), args.overwrite)  # fail before any work
         result = tool.run(args)
         if verb != "export":
@@ -199,17 +217,19 @@ def _tool_runner(tool: Any, verb: str) -> Any:
 
 
 # -- export ----------------------------------------------------------------------------------
-def add_export(sub: Any) -> None:
-    """``whatif export DATASET --format F --out PATH``."""
+def add_export(sub: Any, chosen: Callable[[], bool] = lambda: True) -> None:
+    """``whatif export DATASET --format F --out PATH`` (the exporters' own options are added,
+    importing them, only when ``chosen()``: the command line is an export)."""
     p = sub.add_parser("export", help="write a dataset in a release format",
                        description="Write a dataset in a release format.")
     p.add_argument("dataset", metavar="DATASET")
-    formats = [e.name for e in entries("exporter")]
+    formats = [e.name for e in listing("exporter")]
     p.add_argument("--format", required=True, choices=formats)
     p.add_argument("--out", required=True, metavar="PATH")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
-    for entry in entries("exporter"):  # format-specific options, one group per format
-        entry.obj.add_arguments(p.add_argument_group(f"{entry.name} options"))
+    if chosen():  # format-specific options, one group per format (imports every exporter)
+        for name in formats:
+            lookup("exporter", name).obj.add_arguments(p.add_argument_group(f"{name} options"))
     p.set_defaults(func=export_command)
 
 
@@ -237,6 +257,10 @@ def add_report(sub: Any) -> None:
 
 def report_command(args: argparse.Namespace) -> int:
     """Merge runs, print the tables, write the reports."""
+    from whatifbench import api
+    from whatifbench.core.outputs import check_output
+    from whatifbench.runner.results import load_runs
+
     check_output(args.out, args.runs, args.overwrite, kind="run")
     runs = [run for folder in args.runs for run in load_runs(folder)]
     paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs)
@@ -265,6 +289,10 @@ def add_stats(sub: Any) -> None:
 
 def stats_command(args: argparse.Namespace) -> int:
     """Print the suite's statistics tables (or a scene-graph input's predicate coverage)."""
+    from whatifbench.causal.coverage import scene_graph_stats
+    from whatifbench.core.dataset import load_dataset
+    from whatifbench.runner.evaluate import get_suite
+
     source = args.scene_graphs or (args.dataset if args.dataset and Path(args.dataset).is_file()
                                    else None)
     if source is not None:
@@ -274,6 +302,8 @@ def stats_command(args: argparse.Namespace) -> int:
     else:
         dataset = load_dataset(args.dataset, check_images=False)
         if args.plots:
+            from whatifbench.core.outputs import check_inputs
+
             check_inputs(args.plots, [dataset.root])
         tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
     for table in tables:
@@ -293,7 +323,7 @@ def add_listing(sub: Any) -> None:
 
 def _list(kinds: tuple[str, ...]) -> int:
     for kind in kinds:
-        rows = entries(kind)
+        rows = listing(kind)
         print(f"{kind}s:")
         for e in rows:
             print(f"  {e.name:<28} {e.summary}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import traceback
@@ -11,13 +12,36 @@ from collections.abc import Sequence
 from whatifbench import __version__
 from whatifbench.cli import commands
 from whatifbench.cli.terminal import safe_output
-from whatifbench.core.registry import entries
+from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USER, WhatifError
 from whatifbench.secrets import redact
 
+TOOLS = (
+    ("generator", "generate", "generate a procedural suite into a dataset folder"),
+    ("importer", "import", "turn released files into a dataset folder"),
+    ("builder", "build", "run a construction pipeline (LLM-assisted) into a dataset folder"),
+)
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every sub-command (registered tools included)."""
+
+def _words(argv: Sequence[str]) -> list[str]:
+    """The leading words of a command line (before its first option): command, tool name."""
+    words = []
+    for arg in argv:
+        if arg.startswith("-"):
+            break
+        words.append(arg)
+    return words
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser. Plugins are listed from the registry's manifest; only the plugin the
+    command line names (``whatif generate NAME``, ``whatif review``) is imported to add its
+    options. ``argv=None`` builds every plugin's options (imports them all)."""
+    words = None if argv is None else _words(argv)
+
+    def chosen(*path: str) -> bool:
+        return words is None or words[:len(path)] == list(path)
+
     parser = argparse.ArgumentParser(
         prog="whatif",
         description="Build, run and analyse counterfactual and causal reasoning benchmarks "
@@ -26,20 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"whatifbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_run(sub)
-    for kind, verb, help_text in (
-        ("generator", "generate", "generate a procedural suite into a dataset folder"),
-        ("importer", "import", "turn released files into a dataset folder"),
-        ("builder", "build", "run a construction pipeline (LLM-assisted) into a dataset folder"),
-    ):
-        commands.add_tools(sub, kind, verb, help_text)
-    commands.add_export(sub)
+    for kind, verb, help_text in TOOLS:
+        commands.add_tools(sub, kind, verb, help_text, functools.partial(chosen, verb))
+    commands.add_export(sub, functools.partial(chosen, "export"))
     commands.add_report(sub)
     commands.add_stats(sub)
     commands.add_listing(sub)
-    for entry in entries("command"):
-        p = sub.add_parser(entry.name, help=entry.summary, description=entry.summary)
-        entry.obj.add_arguments(p)
-        p.set_defaults(func=entry.obj.run)
+    for listed in listing("command"):
+        p = sub.add_parser(listed.name, help=listed.summary, description=listed.summary)
+        if chosen(listed.name):
+            tool = lookup("command", listed.name).obj
+            tool.add_arguments(p)
+            p.set_defaults(func=tool.run)
     return parser
 
 
@@ -54,8 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv or ["run"])
+        argv = argv or ["run"]
+        parser = build_parser(argv)
+        args = parser.parse_args(argv)
         if not hasattr(args, "func"):
             parser.print_help()
             return EXIT_USER

@@ -1,5 +1,5 @@
 """The one registry: suites, backends, generators, importers, exporters, builders, commands,
-reviewers.
+reviewers, image backends.
 
 Generators, importers, exporters, builders and commands are classes with two static methods:
 ``add_arguments(parser)`` declares their command-line options and ``run(args)`` calls the public
@@ -10,16 +10,16 @@ A reviewer (``whatif review``) is the review-sheet hook of a kind of dataset: a 
 image backend renders pictures from text for construction pipelines (MuCR's; see
 ``whatifbench.models.imagegen``).
 
-Modules register themselves with the ``register`` decorator when imported. ``load_plugins``
-imports every direct sub-module of the ``PLUGIN_PACKAGES``; those
-modules stay light (heavy dependencies such as torch are imported inside factories), so the
-core works without optional extras.
+Every plugin is named in ``MANIFEST`` (kind, name, module, summary) and registers itself with
+the ``register`` decorator when its module is imported. Listings (``whatif suites``, ``whatif
+models``, the CLI's help) read the manifest and import nothing; ``lookup`` imports the one
+module that holds the named plugin, on first use. A test imports every module of the plugin
+packages and checks that the decorators and the manifest agree, so a plugin cannot be left out.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -30,8 +30,118 @@ KINDS = ("suite", "backend", "generator", "importer", "exporter", "builder", "co
          "reviewer", "image-backend")
 PLUGIN_PACKAGES = ("whatifbench.suites", "whatifbench.models", "whatifbench.review",
                    "whatifbench.analysis")
+"""Packages whose modules may register plugins (the manifest test imports all of them)."""
 
 T = TypeVar("T")
+
+MANIFEST: tuple[tuple[str, str, str, str], ...] = (
+    # (kind, name, module that registers it with @register, summary: the one-line description
+    # the decorator gives, i.e. its ``summary`` argument or the first line of the docstring).
+    ("suite", "cello", "whatifbench.suites.cello.suite",
+     "CELLO: causal questions over the four rungs of the ladder, grounded in scene graphs."),
+    ("suite", "cfmm", "whatifbench.suites.cfmm.suite",
+     "CFMM: basic/counterfactual two-option pairs in six categories, ranked by likelihood."),
+    ("suite", "cvqa-real", "whatifbench.suites.cvqa_real.suite",
+     "C-VQA-Real (C-VQA §3.1–3.2): VQAv2 questions with counterfactual presuppositions."),
+    ("suite", "cvqa-synthetic", "whatifbench.suites.cvqa_synthetic.suite",
+     "C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."),
+    ("suite", "mucr", "whatifbench.suites.mucr.suite",
+     "MuCR: choose the effect (C2E), the cause (E2C), the cue phrase (Cue); explain (Exp)."),
+    ("backend", "builtin:constant", "whatifbench.models.builtin.reference",
+     "Always the first option (``yes`` for yes/no, ``1`` for counts)."),
+    ("backend", "builtin:ignore-premise", "whatifbench.models.builtin.reference",
+     "Answers originals correctly and each counterfactual with its original's answer."),
+    ("backend", "builtin:random", "whatifbench.models.builtin.reference",
+     "Uniformly random answers, seeded per item (-M seed=N, default 0)."),
+    ("backend", "builtin:scene-reader", "whatifbench.models.builtin.scene_reader",
+     "Reads the image and the question, executes the question as a program (no metadata)."),
+    ("backend", "builtin:text-prior", "whatifbench.models.builtin.text_prior",
+     "Answers from the question text alone: leaked option, else the most frequent option."),
+    ("backend", "embedding", "whatifbench.models.embedding",
+     "Sentence embeddings: cosine similarity of texts (an offline judge; -M device=cpu)."),
+    ("backend", "hf", "whatifbench.models.hf.backend",
+     ("a local transformers vision-language checkpoint (or a text-only causal LM, e.g. a code "
+     "LLM): hf:PATH")),
+    ("backend", "openai", "whatifbench.models.openai_compat.backend",
+     "an OpenAI-compatible server (vLLM, SGLang, OpenAI ...): openai:MODEL --base-url URL"),
+    ("backend", "viper", "whatifbench.models.program.viper",
+     ("ViperGPT-style: a code LLM writes Python over an image API, run sandboxed: "
+     "viper:CODE_LLM_SPEC -M detector=oracle|PATH")),
+    ("backend", "visprog", "whatifbench.models.program.visprog",
+     ("VisProg-style: a code LLM writes a step program, interpreted over vision tools: "
+     "visprog:CODE_LLM_SPEC -M detector=oracle|PATH")),
+    ("generator", "cfmm-synthetic", "whatifbench.suites.cfmm.generate",
+     "CFMM-Synthetic: basic/counterfactual two-option pairs on procedural scenes."),
+    ("generator", "cvqa-synthetic", "whatifbench.suites.cvqa_synthetic.generate",
+     "C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."),
+    ("generator", "mucr-synthetic", "whatifbench.suites.mucr_synthetic.generate",
+     "MuCR-style cause → effect pairs drawn by the scene engine, consequences computed."),
+    ("importer", "cello", "whatifbench.suites.cello.importer",
+     "CELLO release: cello_data.jsonl + Visual Genome images."),
+    ("importer", "cfmm", "whatifbench.suites.cfmm.importer",
+     "CFMM pairs from your JSONL or CSV file (one basic/counterfactual pair per line)."),
+    ("importer", "cvqa-real", "whatifbench.suites.cvqa_real.importer",
+     "Import the C-VQA-Real release table (img_path,query,…,type) with its COCO images."),
+    ("importer", "cvqa-synthetic", "whatifbench.suites.cvqa_synthetic.io_import",
+     "C-VQA-Synthetic release (questions CSV + images folder) → dataset."),
+    ("importer", "hf", "whatifbench.suites.interop",
+     "A Hugging Face datasets folder (or Parquet file) written by 'whatif export --format hf'."),
+    ("importer", "mucr", "whatifbench.suites.mucr.importer",
+     "MuCR release records (JSONL) + images → four items per pair (C2E, E2C, Cue, Exp)."),
+    ("exporter", "cello-jsonl", "whatifbench.suites.cello.exporter",
+     "CELLO release JSONL (cello_data.jsonl records)."),
+    ("exporter", "cfmm-csv", "whatifbench.suites.cfmm.exporter",
+     "CFMM pairs as CSV in the import schema (one pair per row)."),
+    ("exporter", "cfmm-jsonl", "whatifbench.suites.cfmm.exporter",
+     "CFMM pairs as JSONL in the import schema (one pair per line)."),
+    ("exporter", "cvqa-csv", "whatifbench.suites.cvqa_csv",
+     "C-VQA release format: questions.csv (one row per pair) + images/ (Real or Synthetic)."),
+    ("exporter", "hf", "whatifbench.suites.interop",
+     "Hugging Face datasets folder: Parquet shards with Image features + dataset card."),
+    ("exporter", "lmms-eval", "whatifbench.suites.interop",
+     "lmms-eval task folder: task YAML, plain utils.py, the data as a Hugging Face folder."),
+    ("exporter", "vlmevalkit", "whatifbench.suites.interop",
+     "VLMEvalKit custom multiple-choice TSV (base64 images, options A-D, pair columns)."),
+    ("builder", "cello", "whatifbench.suites.cello.build",
+     "CELLO: twelve causal tasks over four rungs from Visual Genome scene graphs."),
+    ("builder", "cvqa-real", "whatifbench.suites.cvqa_real.build",
+     "Rewrite VQAv2 questions with counterfactual premises by LLM (C-VQA Appendix B)."),
+    ("builder", "mucr", "whatifbench.suites.mucr_build.build",
+     "MuCR construction: caption pairs → LLM descriptions → candidate pictures → sheet."),
+    ("command", "analyze", "whatifbench.analysis.command",
+     "Analyses of run results: 'bias' (accuracy drop by image subgroup, C-VQA §4.3)."),
+    ("command", "export-replies", "whatifbench.suites.cvqa_real.replies",
+     "Write a C-VQA-Real run's replies as the release's response CSV (and our paper parse)."),
+    ("command", "import-results", "whatifbench.suites.interop",
+     "Turn another tool's logged replies into a whatifbench run folder (results, report)."),
+    ("command", "review", "whatifbench.review.command",
+     "Human review: export a sheet (CSV/HTML) of a dataset, import the decisions."),
+    ("reviewer", "cvqa-real", "whatifbench.suites.cvqa_real.review",
+     "Review C-VQA-Real pairs (built by the pipeline or imported)."),
+    ("reviewer", "mucr-build", "whatifbench.suites.mucr_build.review",
+     "Selection sheet of a ``whatif build mucr`` draft."),
+    ("image-backend", "diffusers", "whatifbench.models.imagegen.diffusers_local",
+     "a local diffusers pipeline folder: diffusers:PATH"),
+    ("image-backend", "openai", "whatifbench.models.imagegen.openai_images",
+     "an OpenAI-compatible images endpoint: openai:MODEL"),
+)
+"""Every plugin, importable by name without importing the others. To add a plugin: register
+it with ``@register(kind, name)`` in a light module (heavy imports inside functions) and add
+its row here, keeping the rows sorted by kind (in ``KINDS`` order) and name."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A plugin as the manifest names it (nothing imported)."""
+
+    kind: str
+    """One of ``KINDS``."""
+    name: str
+    """Its public name."""
+    module: str
+    """The module whose import registers it."""
+    summary: str
+    """One line for listings and help."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +159,9 @@ class Entry:
 
 
 _ENTRIES: dict[str, dict[str, Entry]] = {kind: {} for kind in KINDS}
-_LOADED = False
+_LISTED: dict[str, dict[str, Listed]] = {kind: {} for kind in KINDS}
+for _row in MANIFEST:
+    _LISTED[_row[0]][_row[1]] = Listed(*_row)
 
 
 def register(kind: str, name: str, summary: str | None = None) -> Callable[[T], T]:
@@ -69,40 +181,40 @@ def register(kind: str, name: str, summary: str | None = None) -> Callable[[T], 
     return deco
 
 
-def load_plugins() -> None:
-    """Import the plugin packages once so that their registrations run."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for package_name in PLUGIN_PACKAGES:
-        package = importlib.import_module(package_name)
-        for info in pkgutil.iter_modules(package.__path__, prefix=f"{package_name}."):
-            importlib.import_module(info.name)
+def listing(kind: str) -> list[Listed]:
+    """The manifest's plugins of a kind, sorted by name (nothing is imported)."""
+    return sorted(_LISTED[kind].values(), key=lambda e: e.name)
+
+
+def load_plugins(kind: str | None = None) -> None:
+    """Import the modules of every plugin in the manifest (of one kind, if given)."""
+    for listed in MANIFEST:
+        if kind is None or listed[0] == kind:
+            importlib.import_module(listed[2])
 
 
 def entries(kind: str) -> list[Entry]:
-    """All entries of a kind, sorted by name."""
-    load_plugins()
+    """All entries of a kind, sorted by name (imports their modules)."""
+    load_plugins(kind)
     return sorted(_ENTRIES[kind].values(), key=lambda e: e.name)
 
 
 def lookup(kind: str, name: str) -> Entry:
-    """The entry registered under ``name``; a ``WhatifError`` listing the choices otherwise."""
-    load_plugins()
-    table = _ENTRIES[kind]
-    if name in table:
-        return table[name]
-    if kind == "backend" and ":" in name and name.split(":", 1)[0] in table:
-        return table[name.split(":", 1)[0]]
-    available = ", ".join(sorted(_family_names(kind))) or "none"
+    """The entry registered under ``name`` (importing its module on first use); a
+    ``WhatifError`` listing the choices otherwise. Backend specs match their family
+    (``hf:PATH`` → ``hf``)."""
+    for key in (name, name.split(":", 1)[0] if kind in ("backend", "image-backend") else None):
+        if key is None:
+            continue
+        if key not in _ENTRIES[kind] and key in _LISTED[kind]:
+            importlib.import_module(_LISTED[kind][key].module)
+            if key not in _ENTRIES[kind]:
+                raise RuntimeError(f"{_LISTED[kind][key].module} does not register {kind} "
+                                   f"{key!r} as the manifest says")
+        if key in _ENTRIES[kind]:
+            return _ENTRIES[kind][key]
+    names = sorted({*_LISTED[kind], *_ENTRIES[kind]})
+    available = ", ".join(n + ":..." if kind == "backend" and ":" not in n else n
+                          for n in names) or "none"
     hint = {"backend": " (see 'whatif models')", "suite": " (see 'whatif suites')"}.get(kind, "")
     raise WhatifError(f"Unknown {kind} {name!r}. Available: {available}{hint}.")
-
-
-def _family_names(kind: str) -> list[str]:
-    names = []
-    for entry in _ENTRIES[kind].values():
-        names.append(entry.name + ":..." if kind == "backend" and ":" not in entry.name
-                     else entry.name)
-    return names

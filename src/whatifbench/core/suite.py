@@ -68,6 +68,10 @@ class Sample:
     trace: dict[str, Any] | None = None
     """Program backends: the generated program, every tool call with its result, the final
     value and the failure (``{"kind": compile|raise|timeout, "reason", "limit"}``) if any."""
+    model_input: str | None = None
+    """The exact input text the model received, as its backend recorded it (``hf:`` the chat
+    template applied, image placeholders unexpanded, then the answer prefix; ``openai:`` the
+    messages as JSON with image placeholders instead of base64); ``None`` when not recorded."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of ``samples.jsonl``."""

@@ -6,7 +6,6 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import stats as sstats
 
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -45,16 +44,34 @@ def bootstrap_ci(
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(samples, n))
     values = statistic(*(np.asarray(c)[idx] for c in columns))
-    lo, hi = np.percentile(values, [2.5, 97.5])
+    lo, hi = interval_95(values)
     return (round(float(lo), 2), round(float(hi), 2))
 
 
+def interval_95(values: np.ndarray) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of ``values``: exactly ``np.percentile(values, [2.5,
+    97.5])`` (linear interpolation between closest ranks, numpy's formula), without the
+    ``numpy.ma`` import that ``np.percentile`` triggers."""
+    ordered = np.sort(np.asarray(values, dtype=float).ravel())
+    virtual = (len(ordered) - 1) * (np.asarray([2.5, 97.5]) / 100)
+    below = np.floor(virtual).astype(int)
+    above = np.minimum(below + 1, len(ordered) - 1)
+    gamma = virtual - below
+    a, b = ordered[below], ordered[above]
+    diff = b - a
+    out = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+    return float(out[0]), float(out[1])
+
+
 def mcnemar_exact(only_first: int, only_second: int) -> float:
-    """Two-sided exact McNemar p-value from the two discordant counts."""
+    """Two-sided exact McNemar p-value from the two discordant counts: the exact binomial test
+    of ``only_first`` successes in ``only_first + only_second`` trials at p = 0.5 (the value of
+    ``scipy.stats.binomtest``), computed with integers (no scipy import)."""
     n = only_first + only_second
-    if n == 0:
+    if n == 0 or only_first == only_second:
         return 1.0
-    return float(min(1.0, sstats.binomtest(only_first, n, 0.5).pvalue))
+    tail = sum(math.comb(n, k) for k in range(min(only_first, only_second) + 1))
+    return min(1.0, 2 * tail / 2**n)
 
 
 def phi(x: Sequence[bool], y: Sequence[bool]) -> float | None:
@@ -92,5 +109,5 @@ def stratified_bootstrap_ci(
             return (0.0, 0.0)
         idx = rng.integers(0, n, size=(samples, n))
         resampled += [np.asarray(c)[idx] for c in columns]
-    lo, hi = np.percentile(statistic(*resampled), [2.5, 97.5])
+    lo, hi = interval_95(statistic(*resampled))
     return (round(float(lo), 2), round(float(hi), 2))

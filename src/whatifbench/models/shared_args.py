@@ -16,6 +16,8 @@ def own_args(cls: type, args: Mapping[str, Any]) -> dict[str, Any]:
     backend only its own."""
     from whatifbench.core.registry import entries
 
+    if not args:
+        return {}
     mine: frozenset[str] = getattr(cls, "arg_names", None) or frozenset()
     declared: set[str] = set()
     for entry in entries("backend"):

@@ -90,6 +90,8 @@ def _sample_html(s: Sample, thumb: str) -> str:
         fields.append(("error", s.error))
     if s.flag:
         fields.append(("flag", s.flag))
+    if s.model_input is not None:
+        fields.append(("model input", s.model_input))
     body = "".join(f"<pre><b>{html.escape(k)}:</b> {html.escape(v)}</pre>" for k, v in fields)
     if s.trace:
         body += _trace_html(s.trace)

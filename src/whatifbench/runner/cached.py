@@ -13,8 +13,6 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from tqdm import tqdm
-
 from whatifbench.models.base import Backend, Request, Response
 from whatifbench.runner.requests import ImageHasher, request_key
 from whatifbench.runner.store import RunStore
@@ -44,10 +42,12 @@ def generate_cached(backend: Backend, requests: Sequence[Request], store: RunSto
     out: list[Response | None] = [stored.get(k) for k in keys]
     pending = [i for i, r in enumerate(out) if r is None]
     computed = errors = 0
-    bar = tqdm(total=len(requests), initial=len(requests) - len(pending), desc=label,
-               unit="call", disable=not progress or None, file=sys.stderr, leave=False)
-    try:
-        if pending:
+    if pending:
+        from tqdm import tqdm  # imported only when there is work to show
+
+        bar = tqdm(total=len(requests), initial=len(requests) - len(pending), desc=label,
+                   unit="call", disable=not progress or None, file=sys.stderr, leave=False)
+        try:
             todo = [requests[i] for i in pending]
             stream = backend.score(todo) if mode == "rank" else backend.generate(todo)
             try:
@@ -61,8 +61,8 @@ def generate_cached(backend: Backend, requests: Sequence[Request], store: RunSto
                     bar.update(1)
             finally:
                 _close(stream)  # at once (also on Ctrl-C): backends release connections
-    finally:
-        bar.close()
+        finally:
+            bar.close()
     missing = [requests[i].item_id for i, r in enumerate(out) if r is None]
     if missing:
         raise RuntimeError(f"backend {backend.spec} returned no response for {missing[:5]}")

@@ -216,6 +216,7 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
         prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
         trace=trace if isinstance(trace, dict) else None,
+        model_input=response.meta.get("model_input"),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,15 +21,18 @@ from whatifbench.runner.store import whatif_home
 
 
 class ImageHasher:
-    """sha256 of image files, computed once per path."""
+    """sha256 of image files, computed once per file version in a process (a file whose size
+    or modification time changed is hashed again)."""
 
-    def __init__(self) -> None:
-        self._cache: dict[str, str] = {}
+    _known: dict[tuple[str, int, int], str] = {}
 
     def __call__(self, path: str) -> str:
-        if path not in self._cache:
-            self._cache[path] = sha256_file(Path(path))
-        return self._cache[path]
+        info = os.stat(path)
+        key = (path, info.st_size, info.st_mtime_ns)
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = sha256_file(Path(path))
+        return found
 
 
 def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHasher) -> str:

@@ -24,10 +24,10 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.models.base import SCENE_GENERATORS, Request, scene_generators_reason
 from whatifbench.models.builtin.program import ProgramBackend
-from whatifbench.scenes.model import Scene, SceneError
 
 if TYPE_CHECKING:
     from whatifbench.models.builtin.reader.questions import Query
+    from whatifbench.scenes.model import Scene
 
 READER_VERSION = "scene-reader-3"
 CACHE = 64
@@ -75,6 +75,8 @@ class SceneReaderBackend(ProgramBackend):
         return value
 
     def _scene(self, path: str, kind: str) -> Scene | None:
+        from whatifbench.scenes.model import SceneError
+
         try:
             stat = os.stat(path)
         except OSError:
@@ -106,6 +108,7 @@ def execute(scene: Scene | None, query: Query) -> str | None:
     """The value of a parsed question on ``scene`` (``None`` if it cannot be computed or is
     not among the question's own options)."""
     from whatifbench.scenes.interventions import apply_all
+    from whatifbench.scenes.model import SceneError
 
     if scene is None:
         return None

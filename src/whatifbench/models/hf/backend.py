@@ -88,17 +88,24 @@ class HFBackend(Backend):
             yield from zip(members, replies, strict=True)
 
     def score(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
-        """Summed and mean log-probabilities of each request's candidates."""
+        """Summed and mean log-probabilities of each request's candidates; ``-M batch_size``
+        items are ranked together (``rank_method=cache``)."""
         from whatifbench.models.hf.inputs import build_prompt
-        from whatifbench.models.hf.ranking import score_cached, score_separately
+        from whatifbench.models.hf.ranking import rank_batches, score_batch, score_separately
 
         if not requests:
             return
         loaded = self.loaded
-        method = score_cached if self.options.rank_method == "cache" else score_separately
-        for i, request in enumerate(requests):
-            prompt = build_prompt(loaded, request, self.spec, self.options.candidate_space)
-            yield i, method(loaded, prompt, request)
+        prompts = [build_prompt(loaded, r, self.spec, self.options.candidate_space)
+                   for r in requests]
+        if self.options.rank_method == "separate":
+            for i, request in enumerate(requests):
+                yield i, score_separately(loaded, prompts[i], request)
+            return
+        for members in rank_batches(loaded, prompts, self.options.batch_size):
+            responses = score_batch(loaded, [prompts[i] for i in members],
+                                    [requests[i] for i in members])
+            yield from zip(members, responses, strict=True)
 
     def close(self) -> None:
         """Drop the model and free accelerator memory."""

@@ -39,11 +39,12 @@ def generate_batch(loaded: Loaded, prompts: Sequence[Prompt],
     mask = inputs.get("attention_mask")
     lengths = mask.sum(dim=1).tolist() if mask is not None else [start] * len(prompts)
     responses = []
-    for row, length in zip(out[:, start:].tolist(), lengths, strict=True):
+    for row, length, prompt in zip(out[:, start:].tolist(), lengths, prompts, strict=True):
         stop = next((k for k, tok in enumerate(row) if tok in eos_ids), None)
         tokens = row if stop is None else row[:stop]
         text = loaded.tokenizer.decode(tokens, skip_special_tokens=True)
         responses.append(Response(text=text.strip(), meta={
             "new_tokens": len(tokens), "prompt_tokens": int(length),
-            "finish_reason": "length" if stop is None else "stop"}))
+            "finish_reason": "length" if stop is None else "stop",
+            "model_input": prompt.model_input}))
     return responses

@@ -32,6 +32,14 @@ class Prompt:
     """Tokens of ``answer_prefix``, appended after the processor's encoding."""
     candidate_lead: str = ""
     """Text put before each candidate in rank mode (a space, or nothing)."""
+    answer_prefix: str = ""
+    """The request's answer prefix (its tokens are ``prefix_ids``)."""
+
+    @property
+    def model_input(self) -> str:
+        """The text the model is given: what the processor receives (chat template applied,
+        image placeholders not yet expanded), then the answer prefix appended as tokens."""
+        return self.text + self.answer_prefix
 
 
 def tail_ids(tokenizer: Any, context: str, tail: str) -> list[int]:
@@ -115,7 +123,7 @@ def build_prompt(loaded: Loaded, request: Request, spec: str,
         candidate_space = (not request.answer_prefix and not context[-1:].isspace()
                            and context[-1:] not in OPENING)
     return Prompt(text, context + request.answer_prefix, images, prefix,
-                  " " if candidate_space else "")
+                  " " if candidate_space else "", request.answer_prefix)
 
 
 def _text_prompt(loaded: Loaded, request: Request, spec: str,

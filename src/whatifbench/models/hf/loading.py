@@ -29,7 +29,7 @@ class HFOptions:
     """The ``-M`` arguments of ``hf:PATH``."""
 
     batch_size: int = 8
-    """Requests generated together (left-padded); ranking scores one item at a time."""
+    """Requests generated or ranked together (left-padded)."""
     dtype: str = "auto"
     """``auto`` (bfloat16 on CUDA, float16 on MPS, float32 on CPU), float32, bfloat16, float16."""
     device: str = "auto"

@@ -1,22 +1,28 @@
 """Likelihood ranking: each candidate's token log-probabilities after image + prompt + prefix.
 
-``score_cached`` encodes the prompt once: one forward pass over image and prompt gives the
-first token of every candidate (so single-token candidates such as option letters need nothing
-more), and its KV cache, repeated once per multi-token candidate, feeds one batched forward pass
-over the candidates' remaining tokens. ``score_separately`` runs one full forward pass per
-candidate; both give the same numbers (up to float rounding) and the latter serves as a check.
+``score_batch`` ranks several items at once. Their prompts are encoded together (left padding,
+each row with its own attention mask and positions, see ``positions``); that one forward pass
+gives the first token of every candidate of every item (so single-token candidates such as
+option letters need nothing more). Its KV cache, each row selected once per multi-token
+candidate of its item, feeds batched forward passes over the candidates' remaining tokens.
+Models whose forward pass cannot continue from a cache (BLIP-2) score their multi-token
+candidates in one padded pass over image + prompt + candidate per row. ``score_separately``
+runs one full forward pass per candidate of one item; all paths give the same numbers (up to
+float rounding) and the last one serves as a check.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Request, Response
-from whatifbench.models.hf.inputs import Prompt, append_tokens, encode, tail_ids
+from whatifbench.models.hf.inputs import TOKEN_KEYS, Prompt, append_tokens, encode, tail_ids
 from whatifbench.models.hf.loading import Loaded
+from whatifbench.models.hf.positions import Positions, family
 
 
 def candidate_ids(loaded: Loaded, prompt: Prompt, request: Request) -> list[list[int]]:
@@ -30,11 +36,13 @@ def candidate_ids(loaded: Loaded, prompt: Prompt, request: Request) -> list[list
     return ids
 
 
-def _response(sums: Sequence[float], ids: Sequence[Sequence[int]], prompt_tokens: int) -> Response:
+def _response(sums: Sequence[float], ids: Sequence[Sequence[int]], prompt_tokens: int,
+              prompt: Prompt) -> Response:
     return Response(scores=tuple(float(s) for s in sums),
                     mean_scores=tuple(float(s) / len(t) for s, t in zip(sums, ids, strict=True)),
                     meta={"prompt_tokens": prompt_tokens,
-                          "candidate_tokens": [len(t) for t in ids]})
+                          "candidate_tokens": [len(t) for t in ids],
+                          "model_input": prompt.model_input})
 
 
 def _keep_kwargs(model: Any, n: int) -> dict[str, Any]:
@@ -49,36 +57,127 @@ def takes_cache(model: Any) -> bool:
     return "past_key_values" in inspect.signature(model.forward).parameters
 
 
+def rank_batches(loaded: Loaded, prompts: Sequence[Prompt], size: int) -> Iterator[list[int]]:
+    """Indices of the items to rank together: at most ``size`` (1 for architectures whose
+    padding is not handled, see ``positions.family``) sharing image count and answer prefix,
+    similar prompt lengths side by side; deterministic."""
+    if family(loaded.model_type, loaded.model.config) is None:
+        size = 1
+    groups: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+    for i, prompt in enumerate(prompts):
+        groups.setdefault((len(prompt.images), prompt.prefix_ids), []).append(i)
+    for members in groups.values():
+        members.sort(key=lambda i: len(prompts[i].text))
+        for start in range(0, len(members), size):
+            yield members[start:start + size]
+
+
 def score_cached(loaded: Loaded, prompt: Prompt, request: Request) -> Response:
-    """Scores from one encoding of the prompt (shared KV cache). Models that cannot continue
-    from a cache score multi-token candidates with ``score_separately``."""
+    """Scores of one item (``score_batch`` of a batch of one)."""
+    return score_batch(loaded, [prompt], [request])[0]
+
+
+def score_batch(loaded: Loaded, prompts: Sequence[Prompt],
+                requests: Sequence[Request]) -> list[Response]:
+    """Scores of several items whose prompts share image count and answer prefix."""
     import torch
 
-    ids = candidate_ids(loaded, prompt, request)
-    multi = [k for k, toks in enumerate(ids) if len(toks) > 1]
+    ids = [candidate_ids(loaded, p, r) for p, r in zip(prompts, requests, strict=True)]
+    multi = [(b, k) for b, item in enumerate(ids) for k, toks in enumerate(item) if len(toks) > 1]
     model = loaded.model
-    if multi and not takes_cache(model):
-        return score_separately(loaded, prompt, request)
-    inputs = encode(loaded, [prompt])
+    cached = takes_cache(model)
+    name = family(loaded.model_type, model.config)
+    if len(prompts) > 1 and name is None:
+        raise ValueError(f"{loaded.model_type} prompts are not ranked in batches")
+    inputs = encode(loaded, prompts)
+    if "attention_mask" not in inputs:
+        inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
+    mask = inputs["attention_mask"]
+    positions = Positions.of(name or "zero", inputs)
+    lengths = [int(n) for n in mask.sum(-1).tolist()]
     with torch.inference_mode():
-        out = model(**inputs, use_cache=bool(multi), **_keep_kwargs(model, 1))
-        first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
-        sums = [float(first[toks[0]]) for toks in ids]
-        if multi:
-            cache = out.past_key_values
-            cache.batch_repeat_interleave(len(multi))
-            width = max(len(ids[k]) for k in multi) - 1
-            pad = loaded.tokenizer.pad_token_id or 0
-            # Right padding: padded positions come after every scored one, so causal attention
-            # keeps them out of the scores and no attention mask is needed.
-            rows = [ids[k][:-1] + [pad] * (width - len(ids[k]) + 1) for k in multi]
-            more = model(input_ids=torch.tensor(rows, device=loaded.device),
-                         past_key_values=cache, use_cache=True)
-            logp = torch.log_softmax(more.logits.float(), dim=-1)
-            for row, k in enumerate(multi):
-                for j, tok in enumerate(ids[k][1:]):
-                    sums[k] += float(logp[row, j, tok])
-    return _response(sums, ids, int(inputs["input_ids"].shape[1]))
+        out = model(**inputs, **positions.prompt(mask), use_cache=bool(multi) and cached,
+                    **_keep_kwargs(model, 1))
+        first = torch.log_softmax(out.logits[:, -1].float(), dim=-1)
+        sums = [[float(first[b, toks[0]]) for toks in item] for b, item in enumerate(ids)]
+        # Multi-token candidates in passes of at most as many rows as the prompt pass had (or
+        # one item's candidates), so memory stays near that of the prompt pass.
+        chunk = max(len(prompts), *(len(item) for item in ids))
+        for start in range(0, len(multi), chunk):
+            rows = multi[start:start + chunk]
+            if cached:
+                tails = _continue(loaded, out.past_key_values, mask, positions, ids, rows)
+                for (b, k), tail in zip(rows, tails, strict=True):
+                    sums[b][k] += tail
+            else:
+                for (b, k), total in zip(rows, _full_rows(loaded, inputs, ids, rows),
+                                         strict=True):
+                    sums[b][k] = total
+    return [_response(s, t, n, p) for s, t, n, p in zip(sums, ids, lengths, prompts, strict=True)]
+
+
+def _select(cache: Any, rows: Any) -> Any:
+    """A cache holding the batch rows ``rows`` of ``cache`` (which stays unchanged)."""
+    picked = copy.copy(cache)
+    picked.layers = [copy.copy(layer) for layer in cache.layers]
+    picked.reorder_cache(rows)
+    return picked
+
+
+def _continue(loaded: Loaded, cache: Any, mask: Any, positions: Positions,
+              ids: Sequence[Sequence[Sequence[int]]],
+              rows: Sequence[tuple[int, int]]) -> list[float]:
+    """Summed log-probabilities of the tokens after the first of the candidates ``rows``
+    ((item, candidate) pairs), each row continuing from its item's slice of the prompt cache."""
+    import torch
+
+    device = mask.device
+    index = torch.tensor([b for b, _ in rows], device=device)
+    width = max(len(ids[b][k]) for b, k in rows) - 1
+    pad = loaded.tokenizer.pad_token_id or 0
+    # Right padding: padded positions come after every scored one, so causal attention keeps
+    # them out of the scores; they are attended (mask 1) so that no row is fully masked.
+    feed = torch.tensor([[*ids[b][k][:-1], *[pad] * (width + 1 - len(ids[b][k]))]
+                         for b, k in rows], device=device)
+    row_mask = torch.cat([mask.index_select(0, index),
+                          torch.ones((len(rows), width), dtype=mask.dtype, device=device)], dim=1)
+    out = loaded.model(input_ids=feed, past_key_values=_select(cache, index),
+                       attention_mask=row_mask, use_cache=True,
+                       **positions.following(loaded.model, mask, index, width))
+    logp = torch.log_softmax(out.logits.float(), dim=-1)
+    return [sum(float(logp[r, j, tok]) for j, tok in enumerate(ids[b][k][1:]))
+            for r, (b, k) in enumerate(rows)]
+
+
+def _full_rows(loaded: Loaded, inputs: dict[str, Any], ids: Sequence[Sequence[Sequence[int]]],
+               rows: Sequence[tuple[int, int]]) -> list[float]:
+    """Summed log-probabilities of the candidates ``rows`` from one padded pass over image +
+    prompt + candidate per row (left padding; for models that cannot continue from a cache)."""
+    import torch
+
+    mask = inputs["attention_mask"]
+    device = mask.device
+    others = [k for k in TOKEN_KEYS if k in inputs and k not in ("input_ids", "attention_mask")]
+    if others:
+        raise ValueError(f"padded candidate rows cannot carry {others}")
+    seqs = [[*inputs["input_ids"][b][mask[b].bool()].tolist(), *ids[b][k]] for b, k in rows]
+    width = max(len(s) for s in seqs)
+    pad = loaded.tokenizer.pad_token_id or 0
+    feed = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], device=device)
+    row_mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs],
+                            dtype=mask.dtype, device=device)
+    index = torch.tensor([b for b, _ in rows], device=device)
+    batch = len(mask)
+    extra = {key: value.index_select(0, index) for key, value in inputs.items()
+             if key not in TOKEN_KEYS and hasattr(value, "index_select") and value.ndim
+             and value.shape[0] == batch}
+    longest = max(len(ids[b][k]) for b, k in rows)
+    out = loaded.model(input_ids=feed, attention_mask=row_mask, use_cache=False, **extra,
+                       **_keep_kwargs(loaded.model, longest + 1))
+    logp = torch.log_softmax(out.logits[:, -longest - 1:-1].float(), dim=-1)
+    return [sum(float(logp[r, longest - len(ids[b][k]) + j, tok])
+                for j, tok in enumerate(ids[b][k]))
+            for r, (b, k) in enumerate(rows)]
 
 
 def score_separately(loaded: Loaded, prompt: Prompt, request: Request) -> Response:
@@ -96,4 +195,4 @@ def score_separately(loaded: Loaded, prompt: Prompt, request: Request) -> Respon
                                **_keep_kwargs(loaded.model, len(toks) + 1))
             logp = torch.log_softmax(out.logits[0, -len(toks) - 1:-1].float(), dim=-1)
             sums.append(sum(float(logp[j, tok]) for j, tok in enumerate(toks)))
-    return _response(sums, ids, length)
+    return _response(sums, ids, length, prompt)

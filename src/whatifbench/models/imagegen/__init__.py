@@ -3,5 +3,3 @@
 ``openai:MODEL`` calls an OpenAI-compatible ``/images/generations`` endpoint; ``diffusers:PATH``
 runs a local diffusers pipeline (optional extra). See ``base.ImageBackend``.
 """
-
-from whatifbench.models.imagegen import diffusers_local, openai_images  # noqa: F401  (register)

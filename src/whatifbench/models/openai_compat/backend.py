@@ -25,6 +25,8 @@ from whatifbench.models.openai_compat.payloads import (
     prompt_logprobs,
     prompt_tokens,
     ranking_bodies,
+    recorded_generation_input,
+    recorded_ranking_input,
     reply_text,
 )
 from whatifbench.models.shared_args import own_args
@@ -91,7 +93,8 @@ class OpenAIBackend(Backend):
         async def work(client: RetryingClient, request: Request) -> Response:
             body = generation_body(self.model, request, self.options)
             (text, meta), attempts = await client.post(CHAT, body, reply_text)
-            return Response(text=text, meta={**meta, "attempts": attempts})
+            return Response(text=text, meta={**meta, "attempts": attempts,
+                                             "model_input": recorded_generation_input(request)})
 
         yield from self._run(requests, work)
 
@@ -115,7 +118,8 @@ class OpenAIBackend(Backend):
             return Response(scores=tuple(sums),
                             mean_scores=tuple(s / n for s, n in zip(sums, counts, strict=True)),
                             meta={"prompt_tokens": start, "candidate_tokens": counts,
-                                  "attempts": sum(n for _, n in answers)})
+                                  "attempts": sum(n for _, n in answers),
+                                  "model_input": recorded_ranking_input(request)})
 
         yield from self._run(requests, work)
 

@@ -10,8 +10,10 @@ server reports for the prompt tokens after that mark.
 from __future__ import annotations
 
 import base64
+import json
 import mimetypes
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from whatifbench.models.base import Request, Turn
@@ -38,17 +40,25 @@ def data_url(path: str) -> str:
         return f"data:{mime};base64,{base64.b64encode(handle.read()).decode('ascii')}"
 
 
-def _content(turn: Turn) -> list[dict[str, Any]]:
-    return [{"type": "image_url", "image_url": {"url": data_url(p.image)}} if p.image is not None
-            else {"type": "text", "text": p.text or ""} for p in turn.parts]
+def placeholder(path: str) -> str:
+    """What stands for an image in the recorded model input: ``<image NAME>``."""
+    return f"<image {Path(path).name}>"
 
 
-def chat_messages(request: Request, answer_prefix: bool = True) -> list[dict[str, Any]]:
+def _content(turn: Turn, image_url: Callable[[str], str]) -> list[dict[str, Any]]:
+    return [{"type": "image_url", "image_url": {"url": image_url(p.image)}}
+            if p.image is not None else {"type": "text", "text": p.text or ""}
+            for p in turn.parts]
+
+
+def chat_messages(request: Request, answer_prefix: bool = True,
+                  image_url: Callable[[str], str] = data_url) -> list[dict[str, Any]]:
     """The conversation in OpenAI's format. A server cannot be made to start its reply with the
-    answer prefix, so (as in the CELLO release) the prefix ends the final user message."""
+    answer prefix, so (as in the CELLO release) the prefix ends the final user message.
+    ``image_url`` gives each image's URL (a base64 data URL; ``placeholder`` for the record)."""
     messages: list[dict[str, Any]] = []
     for k, turn in enumerate(request.turns):
-        content = _content(turn)
+        content = _content(turn, image_url)
         if answer_prefix and request.answer_prefix and k == len(request.turns) - 1:
             content.append({"type": "text", "text": request.answer_prefix})
         if turn.role == "assistant":
@@ -67,13 +77,32 @@ def generation_body(model: str, request: Request, options: OpenAIOptions) -> dic
     return body
 
 
+def recorded_generation_input(request: Request) -> str:
+    """The messages of a generation call as JSON, images replaced by placeholders."""
+    return json.dumps(chat_messages(request, image_url=placeholder), ensure_ascii=False,
+                      indent=1)
+
+
+def recorded_ranking_input(request: Request) -> str:
+    """The messages of a ranking call's prompt (the answer prefix as the start of the
+    assistant's reply) as JSON, images replaced by placeholders; each candidate follows it."""
+    return json.dumps(_ranking_messages(request, chat_messages(request, False, placeholder)),
+                      ensure_ascii=False, indent=1)
+
+
+def _ranking_messages(request: Request, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if request.answer_prefix:
+        return [*messages, {"role": "assistant", "content": request.answer_prefix}]
+    return messages
+
+
 def ranking_bodies(model: str, request: Request) -> list[dict[str, Any]]:
     """Bodies of a ranking call: the prompt alone, then prompt + each candidate."""
     messages = chat_messages(request, answer_prefix=False)
     common = {"model": model, "temperature": 0.0, "max_tokens": 1, "prompt_logprobs": 0}
     prefix = request.answer_prefix
     if prefix:
-        first = {**common, "messages": [*messages, {"role": "assistant", "content": prefix}],
+        first = {**common, "messages": _ranking_messages(request, messages),
                  "add_generation_prompt": False, "continue_final_message": True}
     else:
         first = {**common, "messages": messages, "add_generation_prompt": True}

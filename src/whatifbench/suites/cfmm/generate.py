@@ -106,8 +106,10 @@ def balance(items: Sequence[Item]) -> dict[str, Any]:
 
 @register("generator", "cfmm-synthetic")
 class CfmmSyntheticGenerator:
-    """CFMM-Synthetic: basic/counterfactual two-option pairs (count, color, size, shape,
-    direction) on procedural scenes, answers computed on the intervened scenes."""
+    """CFMM-Synthetic: basic/counterfactual two-option pairs on procedural scenes.
+
+    Five categories (count, color, size, shape, direction); answers are computed on the
+    intervened scenes."""
 
     version = VERSION
 

@@ -17,6 +17,7 @@ from whatifbench.scenes.programs import Program
 from whatifbench.scenes.render import encode_png, render
 from whatifbench.suites.cvqa_synthetic.dots import dot_scene
 from whatifbench.suites.cvqa_synthetic.flowers import flower_scene
+from whatifbench.suites.cvqa_synthetic.identity import GENERATOR, VERSION
 from whatifbench.suites.cvqa_synthetic.options import make_options, options_text
 from whatifbench.suites.cvqa_synthetic.templates import (
     DOTS_IN_CIRCLES,
@@ -34,9 +35,6 @@ from whatifbench.suites.cvqa_synthetic.templates import (
     template_6,
 )
 
-GENERATOR = "cvqa-synthetic"
-VERSION = "1.1"
-"""Generator version: bump whenever the output for a given seed changes."""
 MAX_ATTEMPTS = 500
 
 
