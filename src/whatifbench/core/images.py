@@ -132,10 +132,20 @@ def thumbnail_html(path: Path | None, size: int) -> str:
 def first_images(root: Path) -> dict[str, Path]:
     """``item id → its first image`` read from ``root/items.jsonl`` for display (thumbnails):
     tolerant, since the dataset may have changed since a run; lines that no longer parse and
-    images that lead outside the dataset folder are left out."""
+    images that lead outside the dataset folder are left out. Read once per version of the file
+    (several runs of one dataset share it); do not modify the result."""
+    try:
+        info = (Path(root) / "items.jsonl").stat()
+    except OSError:
+        return {}
+    return _first_images(Path(root), info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _first_images(root: Path, mtime_ns: int, size: int) -> dict[str, Path]:
     found: dict[str, Path] = {}
     try:
-        text = (Path(root) / "items.jsonl").read_text(encoding="utf-8", errors="replace")
+        text = (root / "items.jsonl").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return found
     inside = Inside(root)
