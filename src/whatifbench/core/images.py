@@ -132,29 +132,31 @@ def thumbnail_html(path: Path | None, size: int) -> str:
 def first_images(root: Path) -> dict[str, Path]:
     """``item id → its first image`` read from ``root/items.jsonl`` for display (thumbnails):
     tolerant, since the dataset may have changed since a run; lines that no longer parse and
-    images that lead outside the dataset folder are left out. Read once per version of the file
-    (several runs of one dataset share it); do not modify the result."""
+    images that lead outside the dataset folder (checked on every call) are left out."""
     try:
         info = (Path(root) / "items.jsonl").stat()
     except OSError:
         return {}
-    return _first_images(Path(root), info.st_mtime_ns, info.st_size)
+    inside = Inside(root)
+    return {item: Path(root) / rel
+            for item, rel in _first_images(Path(root), info.st_mtime_ns, info.st_size).items()
+            if inside.outside(rel) is None}
 
 
 @functools.lru_cache(maxsize=16)
-def _first_images(root: Path, mtime_ns: int, size: int) -> dict[str, Path]:
-    found: dict[str, Path] = {}
+def _first_images(root: Path, mtime_ns: int, size: int) -> dict[str, str]:
+    """Item id → first image path as written, parsed once per version of ``items.jsonl``."""
+    found: dict[str, str] = {}
     try:
         text = (root / "items.jsonl").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return found
-    inside = Inside(root)
     for line in text.splitlines():
         try:
             obj = json.loads(line)
             rel = obj["images"][0]
         except (ValueError, KeyError, IndexError, TypeError):
             continue
-        if isinstance(rel, str) and inside.outside(rel) is None:
-            found[str(obj.get("id"))] = Path(root) / rel
+        if isinstance(rel, str):
+            found[str(obj.get("id"))] = rel
     return found
