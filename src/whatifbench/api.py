@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.report.render import tables_for, write_outputs
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.naming import named_models
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
 
@@ -63,7 +65,11 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             model_args: Mapping[str, Any] | None = None, protocol: Protocol | None = None,
             options: RunOptions | None = None, store: RunStore | None = None,
             on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
-    """Evaluate every dataset with every model; datasets are validated before any model loads."""
+    """Evaluate every dataset with every model; datasets are validated before any model loads.
+
+    A model given as ``NAME=SPEC`` is shown as NAME; the spec records it as ``model_name``.
+    """
+    named = named_models(models)
     loaded = [d if isinstance(d, Dataset) else load_dataset(d) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
@@ -71,11 +77,13 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     store = store or RunStore()
     results: list[RunResult] = []
     try:
-        for spec in models:
+        for name, spec in named:
             backend = make_backend(spec, model_args or {})
             try:
                 for dataset in loaded:
                     result = evaluate(dataset, backend, protocol, store, options)
+                    if name:
+                        result = replace(result, spec={**result.spec, "model_name": name})
                     results.append(result)
                     if on_result:
                         on_result(result)

@@ -8,6 +8,7 @@ from pathlib import Path
 from whatifbench.analysis.bias import analyze_bias, bias_tables, write_bias
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
+from whatifbench.report.table import terminal_width
 
 
 @register("command", "analyze")
@@ -36,7 +37,7 @@ class AnalyzeCommand:
             raise WhatifError("'whatif analyze' needs an analysis: bias.")
         report = analyze_bias(args.run, args.groups, seed=args.seed)
         for table in bias_tables(report):
-            print(table.to_text())
+            print(table.to_text(terminal_width()))
             print()
         paths = write_bias(report, Path(args.out) if args.out else Path(args.run) / "bias")
         print(f"Wrote {paths['json']}, {paths['md']} and {paths['png']}")

@@ -15,6 +15,8 @@ from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
+from whatifbench.report.labels import model_name
+from whatifbench.report.table import terminal_width
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
 from whatifbench.runner.results import RunResult, load_runs
@@ -33,8 +35,9 @@ def add_run(sub: Any) -> None:
                        "(once) a small C-VQA-Synthetic suite; with no --model it runs the "
                        "built-in reference models.")
     p.add_argument("--suite", action="append", metavar="DIR", help="dataset folder (repeatable)")
-    p.add_argument("--model", action="append", metavar="SPEC",
-                   help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable)")
+    p.add_argument("--model", action="append", metavar="[NAME=]SPEC",
+                   help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable); "
+                        "NAME=SPEC shows the model as NAME in tables and reports")
     p.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
                    help="backend argument (repeatable), e.g. -M batch_size=8")
     p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
@@ -91,9 +94,8 @@ def run_command(args: argparse.Namespace) -> int:
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
-        e = result.execution
-        _err(f"{result.dataset} × {result.model}: {result.n_items} items, {e.from_store} from the "
-             f"store, {e.computed} computed, {e.errors} errors, {e.seconds:.1f}s")
+        _err(f"{result.dataset} × {model_name(result)}: "
+             f"{result.execution.summary(result.n_items)}")
 
     try:
         runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log)
@@ -102,8 +104,8 @@ def run_command(args: argparse.Namespace) -> int:
     paths = api.write_outputs(out, runs)
     for table in api.tables_for(runs):
         print()
-        print(table.to_text())
-    errors = sum(r.execution.errors for r in runs)
+        print(table.to_text(terminal_width()))
+    errors = sum(r.execution.errors + r.execution.judge_errors for r in runs)
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
     if errors:
         _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
@@ -200,7 +202,7 @@ def report_command(args: argparse.Namespace) -> int:
     paths = api.write_outputs(out, runs)
     for table in api.tables_for(runs):
         print()
-        print(table.to_text())
+        print(table.to_text(terminal_width()))
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
     return 0
 
@@ -233,7 +235,7 @@ def stats_command(args: argparse.Namespace) -> int:
         dataset = load_dataset(args.dataset, check_images=False)
         tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
     for table in tables:
-        print(table.to_text())
+        print(table.to_text(terminal_width()))
         print()
     return 0
 

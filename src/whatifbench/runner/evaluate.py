@@ -105,9 +105,10 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     responses = [found[i] for i in range(len(items))]
     samples = [score_item(suite, protocol, item, req, responses[i], modes[i])
                for i, (item, req) in enumerate(zip(items, requests, strict=True))]
+    judged = {"from_store": 0, "computed": 0, "errors": 0}
     judge = JudgeRuntime(
         options.judge or suite.default_judge, options.judge_args,
-        lambda b, m, reqs: _fetch(b, m, reqs, store, counts, options, f"judge {b.spec}"))
+        lambda b, m, reqs: _fetch(b, m, reqs, store, judged, options, f"judge {b.spec}"))
     try:
         samples = suite.judge(samples, items, judge)
     finally:
@@ -115,7 +116,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     metrics = suite.metrics(samples, items)
     spec = {
         "suite": suite.name,
-        "dataset": {"name": dataset.card.name, "path": str(dataset.root),
+        "dataset": {"name": dataset.card.name, "path": str(Path(dataset.root).resolve()),
                     "version": dataset.card.version, "items_sha256": dataset.items_sha256,
                     "images_sha256": dataset.card.hashes.get("images_sha256"),
                     "generator": dataset.card.generator, "seed": dataset.card.seed},
@@ -126,11 +127,12 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         "whatifbench": __version__,
         "git_revision": git_revision(),
     }
-    judged = judge.describe()
-    if judged is not None:
-        spec["judge"] = judged
+    described = judge.describe()
+    if described is not None:
+        spec["judge"] = described
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
-                          round(time.monotonic() - started, 3))
+                          round(time.monotonic() - started, 3), judged["from_store"],
+                          judged["computed"], judged["errors"])
     return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
                      samples, execution)
 

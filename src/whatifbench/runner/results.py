@@ -23,6 +23,25 @@ class Execution:
     """Requests that failed after all retries (retried on the next run)."""
     seconds: float = 0.0
     """Wall-clock time of the run."""
+    judge_from_store: int = 0
+    """Judge calls (free-text grading) served by the run store; not counted above."""
+    judge_computed: int = 0
+    """Judge calls computed in this invocation; not counted above."""
+    judge_errors: int = 0
+    """Judge calls that failed after all retries; not counted above."""
+
+    def summary(self, n_items: int) -> str:
+        """``16 items, 0 from the store, 16 computed, 0 errors; judge: 4 calls (…), 0.3s``:
+        model responses and judge calls are counted apart."""
+        made = self.from_store + self.computed + self.errors
+        calls = "" if made == n_items else f" ({made} model requests)"
+        text = (f"{n_items} items{calls}, {self.from_store} from the store, {self.computed} "
+                f"computed, {self.errors} errors")
+        judged = self.judge_from_store + self.judge_computed + self.judge_errors
+        if judged:
+            text += (f"; judge: {judged} calls ({self.judge_from_store} from the store, "
+                     f"{self.judge_computed} computed, {self.judge_errors} errors)")
+        return f"{text}, {self.seconds:.1f}s"
 
 
 @dataclass(frozen=True)

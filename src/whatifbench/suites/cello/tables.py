@@ -6,7 +6,9 @@ from collections.abc import Sequence
 
 from whatifbench.causal.tasks import RUNGS, TASKS
 from whatifbench.causal.templates import GRAPH_TYPES
-from whatifbench.report.table import Table, fmt
+from whatifbench.metrics.stats import wilson_ci
+from whatifbench.report.labels import labeller
+from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cello.metrics import ERROR_KINDS
 
@@ -17,14 +19,20 @@ KIND_NOTE = ("image: in the image, not in the causal graph; graph: in the causal
              "whose distractor kind is not recorded.")
 
 
-def _acc(block: dict, key: str) -> str:
+def _acc(block: dict, key: str) -> str | Cell:
+    """Accuracy with its 95% Wilson interval and count."""
     entry = block.get(key)
-    return fmt(entry["accuracy"]) if entry else "–"
+    if not entry:
+        return "–"
+    n = int(entry["n"])
+    return Cell(entry["accuracy"], ci=wilson_ci(round(entry["accuracy"] * n / 100), n), n=n)
 
 
 def rung_table(runs: Sequence[RunResult]) -> Table:
     """Overall, per rung, binary vs multiple choice, unparsed."""
-    rows = tuple((r.model, fmt(r.metrics["accuracy"]),
+    label = labeller(runs)
+    rows = tuple((label(r), _acc({"all": {"accuracy": r.metrics["accuracy"],
+                                          "n": r.metrics["n_items"]}}, "all"),
                   *(_acc(r.metrics["by_rung"], k) for k in RUNGS),
                   _acc(r.metrics["by_format"], "binary"),
                   _acc(r.metrics["by_format"], "multiple_choice"), fmt(r.metrics["unparsed"]))
@@ -32,12 +40,14 @@ def rung_table(runs: Sequence[RunResult]) -> Table:
     n = runs[0].metrics["n_items"] if runs else 0
     return Table(f"CELLO: {runs[0].dataset if runs else ''} — accuracy by rung",
                  ("model", "overall", *RUNGS, "binary", "multiple choice", "unparsed %"), rows,
-                 notes=(f"Accuracy in %, {n} items. 95% Wilson intervals are in results.json.",))
+                 notes=((f"Accuracy in %, {n} items; ± = 95% Wilson interval (report.md, "
+                        "report.html)."),))
 
 
 def task_table(runs: Sequence[RunResult]) -> Table:
     """One column per task type (the paper's abbreviations)."""
-    rows = tuple((r.model, *(_acc(r.metrics["by_task_type"], t) for t in TASKS)) for r in runs)
+    label = labeller(runs)
+    rows = tuple((label(r), *(_acc(r.metrics["by_task_type"], t) for t in TASKS)) for r in runs)
     return Table("CELLO: accuracy by task type",
                  ("model", *(task.abbrev for task in TASKS.values())), rows,
                  notes=(RUNG_NOTE,))
@@ -45,7 +55,8 @@ def task_table(runs: Sequence[RunResult]) -> Table:
 
 def graph_table(runs: Sequence[RunResult]) -> Table:
     """One column per graph type."""
-    rows = tuple((r.model, *(_acc(r.metrics["by_graph_type"], g) for g in GRAPH_TYPES))
+    label = labeller(runs)
+    rows = tuple((label(r), *(_acc(r.metrics["by_graph_type"], g) for g in GRAPH_TYPES))
                  for r in runs)
     return Table("CELLO: accuracy by graph type", ("model", *GRAPH_TYPES), rows)
 
@@ -53,9 +64,10 @@ def graph_table(runs: Sequence[RunResult]) -> Table:
 def distractor_table(runs: Sequence[RunResult]) -> Table:
     """Which kind of option wrong multiple-choice answers picked."""
     rows = []
+    label = labeller(runs)
     for r in runs:
         d = r.metrics["distractor_errors"]
-        rows.append((r.model, str(d["n_errors"]),
+        rows.append((label(r), str(d["n_errors"]),
                      *(fmt(d["by_kind"][k]["share_of_errors"]) for k in ERROR_KINDS)))
     return Table("CELLO: kind of option chosen when wrong (% of multiple-choice errors)",
                  ("model", "errors", *ERROR_KINDS), tuple(rows),
