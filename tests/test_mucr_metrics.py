@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from mucr_util import ScriptedJudge, ScriptedModel, write_release
+from util import page_data
 
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
@@ -150,5 +151,7 @@ def test_model_text_is_escaped_in_the_report(tmp_path: Path) -> None:
     store.close()
     paths = api.write_outputs(tmp_path / "out", [run])
     page = paths["report.html"].read_text()
-    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "judged score:</b> 9.00" in page  # pair 1's perfect explanation
+    assert "<script>alert" not in page and "\\u003cscript\\u003ealert(1)" in page
+    data = page_data(page)
+    assert any("<script>alert(1)</script>" in s for s in data["strings"])
+    assert 9.0 in data["runs"][0]["samples"]["score"]  # pair 1's perfect explanation

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import random
+import re
 from pathlib import Path
 
 from PIL import Image
@@ -40,3 +42,11 @@ def make_choice_dataset(out: Path, n_pairs: int = 6, seed: int = 0,
         writer.finish(name="handmade", suite=suite, version="test", generator={"name": "hand"},
                       seed=seed)
     return out
+
+
+def page_data(page: str) -> dict:
+    """The JSON data block of a report page (``report.html``)."""
+    found = re.search(r"<script type='application/json' id='whatif-data'>(.*?)</script>", page,
+                      re.S)
+    assert found, "the page has no data block"
+    return json.loads(found.group(1))

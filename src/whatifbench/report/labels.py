@@ -15,6 +15,19 @@ PROTOCOL_FACTS = ("prompt", "strategy", "answer_mode", "image_layout", "parser",
 """Protocol fields, in the order they are named in a label."""
 
 
+def dataset_key(run: RunResult) -> tuple[str, str, str]:
+    """Runs with the same key are shown together: suite, dataset name and items hash."""
+    return (run.suite, run.dataset, str((run.spec.get("dataset") or {}).get("items_sha256")))
+
+
+def shown_together(runs: Sequence[RunResult]) -> list[list[RunResult]]:
+    """The runs grouped by dataset (``dataset_key``), groups and runs in first-seen order."""
+    groups: dict[tuple[str, str, str], list[RunResult]] = {}
+    for run in runs:
+        groups.setdefault(dataset_key(run), []).append(run)
+    return list(groups.values())
+
+
 def model_name(run: RunResult) -> str:
     """The model's display name (``--model NAME=SPEC``), else its backend spec."""
     name = run.spec.get("model_name")

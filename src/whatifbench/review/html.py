@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 
 from whatifbench.core.dataset import Dataset
-from whatifbench.report.html import thumbnail
+from whatifbench.report.images import thumbnail
 from whatifbench.review.base import DECISIONS, Reviewer, ReviewRow
 from whatifbench.review.sheet import header
 
