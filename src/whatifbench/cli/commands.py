@@ -15,11 +15,14 @@ from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
+from whatifbench.report.datasets import missing_data
 from whatifbench.report.labels import model_name
+from whatifbench.report.payload import Options
+from whatifbench.report.sources import load_sources
 from whatifbench.report.table import terminal_width
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.results import RunResult, load_runs
+from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore
 
 
@@ -191,19 +194,37 @@ def add_report(sub: Any) -> None:
                        "reports.")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--figures", metavar="DIR", help="also write every figure as PDF and PNG")
+    p.add_argument("--dataset-root", action="append", default=[], metavar="DIR",
+                   help="where datasets moved to (the dataset folder or its parent; "
+                        "repeatable); images and options are found through it")
+    p.add_argument("--max-images", type=int, default=Options.max_images, metavar="N",
+                   help=f"thumbnails embedded in report.html (default {Options.max_images}; "
+                        "'whatif view' shows every image)")
     p.set_defaults(func=report_command)
 
 
 def report_command(args: argparse.Namespace) -> int:
-    """Merge runs, print the tables, write the reports."""
-    runs = [run for folder in args.runs for run in load_runs(folder)]
+    """Merge runs, print the tables, write the reports (and figures)."""
+    sources = load_sources(args.runs)
+    runs = [s.run for s in sources]
     out = Path(args.out)
     check_writable(out)
-    paths = api.write_outputs(out, runs)
+    options = Options(max_images=max(0, args.max_images),
+                      dataset_roots=tuple(Path(d) for d in args.dataset_root))
+    paths = api.write_outputs(out, runs, sources=sources, options=options)
     for table in api.tables_for(runs):
         print()
         print(table.to_text(terminal_width()))
+    for problem in missing_data(sources, options):
+        _err(problem)
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
+    if args.figures:
+        from whatifbench.report.draw import save
+        from whatifbench.report.figures import figures_for
+
+        written = save(figures_for(runs), Path(args.figures))
+        print(f"Figures: {len(written)} files in {args.figures}")
     return 0
 
 

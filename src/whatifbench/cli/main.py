@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Sequence
 
 from whatifbench import __version__
-from whatifbench.cli import commands
+from whatifbench.cli import commands, view
 from whatifbench.core.registry import entries
 from whatifbench.errors import WhatifError
 
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         commands.add_tools(sub, kind, verb, help_text)
     commands.add_export(sub)
     commands.add_report(sub)
+    view.add_view(sub)
     commands.add_stats(sub)
     commands.add_listing(sub)
     for entry in entries("command"):

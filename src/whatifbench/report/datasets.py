@@ -4,6 +4,7 @@ accepted only when its ``items.jsonl`` still has the hash the run recorded."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,10 +43,35 @@ def _candidates(recorded: str, roots: Sequence[Path]) -> list[Path]:
 
 
 def locate(spec: dict[str, Any], name: str, roots: Sequence[Path] = ()) -> DatasetView:
-    """The dataset of a run spec (``spec["dataset"]``), checked against its recorded hash."""
+    """The dataset of a run spec (``spec["dataset"]``), checked against its recorded hash
+    (remembered for the last few datasets: a report asks once per page and once per message)."""
     info = spec.get("dataset") or {}
     recorded = str(info.get("path") or "")
-    expected = info.get("items_sha256")
+    stamp = []
+    for folder in _candidates(recorded, roots):
+        try:
+            st = (folder / "items.jsonl").stat()
+        except OSError:
+            continue
+        stamp.append((str(folder), st.st_mtime_ns, st.st_size))
+    return _locate(recorded, info.get("items_sha256"), name, tuple(roots), tuple(stamp))
+
+
+def missing_data(sources: Sequence[Any], options: Any) -> list[str]:
+    """The problem of each distinct dataset whose images cannot be shown (``Source``s)."""
+    found: dict[str, None] = {}
+    for src in sources:
+        view = locate(src.run.spec, src.run.dataset, options.dataset_roots)
+        if view.problem:
+            found.setdefault(view.problem)
+    return list(found)
+
+
+@functools.lru_cache(maxsize=8)
+def _locate(recorded: str, expected: str | None, name: str, roots: tuple[Path, ...],
+            stamp: tuple[tuple[str, int, int], ...]) -> DatasetView:
+    """``locate`` for one state of the candidate folders (``stamp``: their items.jsonl files'
+    modification times and sizes, so a changed or moved dataset is looked at again)."""
     changed: list[Path] = []
     for folder in _candidates(recorded, roots):
         items = folder / "items.jsonl"

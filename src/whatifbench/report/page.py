@@ -46,6 +46,7 @@ def page_html(payload: dict[str, Any]) -> str:
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>",
         f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        "<link rel='icon' href='data:,'>",
         f"<title>whatifbench report</title><style>{asset('explorer.css')}</style></head><body>",
         "<header><h1>whatifbench report</h1><nav id='tabs'></nav></header>",
         ("<main id='app'><noscript>This page needs JavaScript; report.md beside it holds the "

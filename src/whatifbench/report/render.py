@@ -59,13 +59,18 @@ def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
     return out
 
 
-def report_html(sources: Sequence[Source], options: Options = DEFAULT) -> str:
-    """The explorer page for these runs."""
+def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
+    """The explorer's data for these runs (tables and figures included)."""
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
         tables = get_suite(runs[0].suite).tables(runs)
         return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}
 
-    return page_html(build_payload(sources, per_dataset, options))
+    return build_payload(sources, per_dataset, options)
+
+
+def report_html(sources: Sequence[Source], options: Options = DEFAULT) -> str:
+    """The explorer page for these runs."""
+    return page_html(explorer_payload(sources, options))
 
 
 def _slug(text: str) -> str:

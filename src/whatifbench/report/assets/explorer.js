@@ -114,10 +114,12 @@
   const badgeText = {RR: "✓✓", RW: "✓✗", WR: "✗✓", WW: "✗✗", all: "✓", some: "±", none: "✗"};
 
   // -- state in the URL fragment ------------------------------------------------------------
-  const state = {view: "overview", ds: "0", model: "any", facet: "", outcome: "", flag: "",
+  const DEFAULTS = {view: "overview", ds: "0", model: "any", facet: "", outcome: "", flag: "",
     q: "", unit: "", a: "0", b: "1", shown: String(PAGE)};
+  const state = {...DEFAULTS};
   function readHash() {
     const p = new URLSearchParams(location.hash.slice(1));
+    Object.assign(state, DEFAULTS);
     for (const key of Object.keys(state)) if (p.has(key)) state[key] = p.get(key);
     if (!VIEWS.some(([v]) => v === state.view)) state.view = "overview";
     if (!datasets[Number(state.ds)]) state.ds = "0";
@@ -136,20 +138,20 @@
     const tips = [];
     const kids = [fmt(c.v, c.d)];
     if (c.ci && c.v !== null) {
-      kids.push(h("span", {class: "pm"}, "±" + ((c.ci[1] - c.ci[0]) / 2).toFixed(c.d)));
-      tips.push(`95% interval ${c.ci[0]} – ${c.ci[1]}`);
+      kids.push(h("span", {class: "pm"}, " ±" + ((c.ci[1] - c.ci[0]) / 2).toFixed(c.d)));
+      tips.push(`95% interval ${fmt(c.ci[0], c.d)} – ${fmt(c.ci[1], c.d)}`);
     }
     if (c.dv !== undefined) {
       const sig = c.p !== undefined && c.p < 0.05;
       kids.push(h("span", {class: "delta" + (sig ? " sig" + (c.dv > 0 ? " up" : "") : "")},
-        "(" + signed(c.dv, c.d) + (sig ? "*" : "") + ")"));
+        " (" + signed(c.dv, c.d) + (sig ? "*" : "") + ")"));
       tips.push(`Δ = counterfactual − original = ${signed(c.dv, 2)}`);
-      if (c.dci) tips.push(`Δ 95% interval ${c.dci[0]} – ${c.dci[1]}`);
+      if (c.dci) tips.push(`Δ 95% interval ${signed(c.dci[0], c.d)} – ${signed(c.dci[1], c.d)}`);
       if (c.p !== undefined) tips.push(`McNemar p = ${c.p}`);
     }
     if (c.n !== undefined) {
       tips.push(`n = ${c.n}`);
-      if (nInCell) kids.push(h("span", {class: "n"}, "n=" + c.n));
+      if (nInCell) kids.push(h("span", {class: "n"}, " n=" + c.n));
     }
     return h("td", {class: "num", title: tips.join("; ") || null}, kids);
   }
@@ -289,9 +291,10 @@
     if (state.unit && ds.byKey.has(state.unit)) return pairView(ds, ds.byKey.get(state.unit));
     const runs = runChoices(ds);
     const q = state.q.trim().toLowerCase();
-    const codes = [...new Set(runs.flatMap((ri) => ds.oc[ri]))].filter((c) => c !== null)
-      .sort((a, b) => ["RR", "RW", "WR", "WW", "all", "some", "none"].indexOf(a) -
-        ["RR", "RW", "WR", "WW", "all", "some", "none"].indexOf(b));
+    const order = ["RR", "RW", "WR", "WW", "all", "some", "none"];
+    const present = new Set(ds.oc.flat());
+    const codes = order.filter((c) => present.has(c) ||
+      (ds.firstRole && ["RR", "RW", "WR", "WW"].includes(c)));
     const count = (code) => ds.units.filter((u) => unitMatches(ds, u, runs, q, code)).length;
     const search = h("input", {type: "search", id: "q", value: state.q,
       placeholder: "question, answer, response, id"});
