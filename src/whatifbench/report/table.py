@@ -170,9 +170,11 @@ class Table:
         lines += list(notes)
         return "\n".join(lines)
 
-    def flat_columns(self) -> list[str]:
-        """Column names with their span label folded in (``T1 orig``)."""
-        spans, names, _ = self.headers()
+    def flat_columns(self, annotated: bool = True) -> list[str]:
+        """Column names with their span label folded in (``T1 orig``); ``annotated``: with the
+        n annotations of ``headers``."""
+        spans, names, _ = (self.headers() if annotated
+                           else (list(self.groups), list(self.columns), ()))
         start = 0
         for label, n in spans:
             for i in range(start, start + n):

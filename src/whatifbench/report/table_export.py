@@ -7,7 +7,7 @@ import csv
 import io
 import re
 
-from whatifbench.report.table import SIGNIFICANT, Cell, Table, fmt, signed
+from whatifbench.report.table import Cell, Table, fmt, signed
 
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -36,7 +36,7 @@ def to_csv(table: Table) -> str:
     """The table as CSV: one row per table row; a number column is followed by its interval
     (``… ci_low``, ``… ci_high``), change (``… Δ``, ``… Δ ci_low``, ``… Δ ci_high``,
     ``… Δ p``) and count (``… n``) where any cell has them. Text cells are written as shown."""
-    names = table.flat_columns()
+    names = table.flat_columns(annotated=False)
     header: list[str] = []
     plan: list[tuple[int, list[str]]] = []
     for i, name in enumerate(names):
@@ -111,10 +111,6 @@ def to_latex(table: Table) -> str:
         lines.append(" & ".join(_latex_cell(c, i in varying) for i, c in enumerate(row))
                      + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    if any(isinstance(c, Cell) and c.half_width is not None for r in table.rows for c in r):
-        notes = (*notes, "± = half-width of the 95% interval.")
-    if any(isinstance(c, Cell) and c.p is not None for r in table.rows for c in r):
-        notes = (*notes, f"* = exact McNemar p < {SIGNIFICANT} for the change Δ.")
     if notes:
         lines.append(r"\par\smallskip{\footnotesize " + " ".join(latex_escape(n) for n in notes)
                      + "}")
