@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_util import needs_chromium, open_page
 from explorer_util import HOSTILE, REPLY, load_samples, make_explorer_dataset, pair_outcomes
 
 from whatifbench import api
@@ -20,26 +20,9 @@ from whatifbench.report.sources import load_sources
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.runner.store import RunStore
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update"]
 MODELS = ("builtin:random", "builtin:constant", "eyes=builtin:ignore-premise", "test:hostile")
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="Chromium is not installed at /usr/bin/chromium (apt-get install -y chromium); the "
-           "browser tests need it (CI installs it in .ci/run)")
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for every browser test."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -57,28 +40,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base / "run"
 
 
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh page that records console errors, page errors and dialogs."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(10_000)
-    tab = context.new_page()
-    tab.problems = []
-    tab.on("console", lambda m: tab.problems.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: tab.problems.append(str(e)))
-
-    def dialog(d: Any) -> None:
-        tab.problems.append(f"dialog: {d.message}")
-        d.dismiss()
-
-    tab.on("dialog", dialog)
-    yield tab
-    context.close()
-
-
-def _open(page: Any, url: str, fragment: str = "") -> None:
-    page.goto(url + (f"#{fragment}" if fragment else ""))
-    page.wait_for_selector("body[data-ready]", state="attached")
+_open = open_page
 
 
 def _results(run_dir: Path) -> list[dict[str, Any]]:
