@@ -4,6 +4,7 @@ execution counts, and ``whatif view`` on the loopback interface."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import shutil
 import subprocess
@@ -154,3 +155,27 @@ def test_view_command_serves_on_the_loopback_interface(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_generating_the_default_suite_shows_progress(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from whatifbench import api
+    from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    CvqaSyntheticGenerator.generate(tmp_path / "ds", per_template=1, workers=1, progress=True)
+    assert "generating images:" in screen.getvalue() and "/6 [" in screen.getvalue()
+    asked: list[bool] = []
+
+    def fake(out: Path, **kwargs: object) -> None:
+        asked.append(bool(kwargs["progress"]))
+
+    monkeypatch.setattr(CvqaSyntheticGenerator, "generate", staticmethod(fake))
+    api.default_suite(progress=True)
+    assert asked == [True]

@@ -43,8 +43,9 @@ DEFAULT_SUITE = ("cvqa-synthetic", {"per_template": 50}, 0)
 """(generator, parameters, seed) of the small suite ``whatif run`` uses by default."""
 
 
-def default_suite(log: Callable[[str], None] | None = None) -> Path:
-    """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME``."""
+def default_suite(log: Callable[[str], None] | None = None, progress: bool = False) -> Path:
+    """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME``
+    (``progress``: a bar of images drawn while it is generated)."""
     name, params, seed = DEFAULT_SUITE
     generator = lookup("generator", name).obj
     tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
@@ -57,7 +58,7 @@ def default_suite(log: Callable[[str], None] | None = None) -> Path:
             pass
     if log:
         log(f"Generating the default suite into {folder} (once) ...")
-    generator.generate(folder, seed=seed, overwrite=True, **params)
+    generator.generate(folder, seed=seed, overwrite=True, progress=progress, **params)
     return folder
 
 

@@ -83,7 +83,8 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
-    suites = [load_dataset(s) for s in args.suite or [api.default_suite(log=_err)]]
+    suites = [load_dataset(s) for s in args.suite
+              or [api.default_suite(log=_err, progress=not args.no_progress)]]
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
