@@ -92,6 +92,12 @@ def test_four_metrics_hand_computed(tmp_path: Path) -> None:
     assert set(m["by_category"]) == {"human", "animal", "plant", "character", "mixture"}
     # Judge calls: 3 + 3 + 0 + 5 * 1 (a single sentence is the link part only).
     assert ScriptedJudge.calls - judge_calls == 11
+    # The run summary counts model items and judge calls apart (32 items, 11 judge calls).
+    e = run.execution
+    assert (e.computed, e.from_store, e.judge_computed, e.judge_from_store) == (32, 0, 11, 0)
+    assert e.summary(run.n_items).startswith(
+        "32 items, 0 from the store, 32 computed, 0 errors; judge: 11 calls (0 from the "
+        "store, 11 computed, 0 errors), ")
     judged = run.spec["judge"]
     assert judged["backend"]["spec"] == "test:judge" and judged["method"] == "text"
     assert judged["prompt"] == JUDGE_PROMPT and judged["weights"] == list(WEIGHTS)
