@@ -51,6 +51,20 @@ def test_run_records_the_absolute_dataset_path_a_display_name_and_tables_as_data
     assert r"\begin{tabular}" in tex and r"$\pm$" in tex and "($-100.0$)" in tex
 
 
+def test_terminal_tables_fit_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    ds = make_choice_dataset(tmp_path / "ds")
+    _run(ds, tmp_path / "wide")
+    wide = capsys.readouterr().out
+    assert max(len(line) for line in wide.splitlines()) > 80  # piped: whole lines
+    monkeypatch.setenv("COLUMNS", "80")
+    _run(ds, tmp_path / "narrow")
+    narrow = capsys.readouterr().out
+    table = narrow[:narrow.index("Results:")]
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert table.count("builtin:random") == 2  # the rows' names start each block
+
+
 def test_merged_rows_name_what_differs_and_where_they_came_from(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ds = make_choice_dataset(tmp_path / "ds")

@@ -13,6 +13,7 @@ import html
 import os
 import shutil
 import sys
+import textwrap
 from dataclasses import dataclass, field
 
 SIGNIFICANT = 0.05
@@ -167,7 +168,8 @@ class Table:
             for row in rows:
                 lines.append("  ".join(row[i].ljust(widths[i]) if i == 0
                                        else row[i].rjust(widths[i]) for i in cols))
-        lines += list(notes)
+        for note in notes:
+            lines += textwrap.wrap(note, width) if width and len(note) > width else [note]
         return "\n".join(lines)
 
     def flat_columns(self, annotated: bool = True) -> list[str]:
