@@ -48,6 +48,13 @@ def results_json(runs: Sequence[RunResult]) -> str:
     return json.dumps({"runs": [r.to_json() for r in runs]}, indent=2, ensure_ascii=False) + "\n"
 
 
+def samples_jsonl(runs: Sequence[RunResult]) -> str:
+    """The text of ``samples.jsonl``: one line per sample, tagged with dataset and model."""
+    lines = [dumps({"dataset": run.dataset, "model": run.model, **s.to_json()})
+             for run in runs for s in run.samples]
+    return "\n".join(lines) + "\n"
+
+
 def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
     from whatifbench.report.draw import svg
 
@@ -109,11 +116,7 @@ def write_outputs(out: Path, runs: Sequence[RunResult], *,
     tables = tables_for(runs)
     paths = {name: out / name for name in
              ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json")}
-    lines = []
-    for run in runs:
-        for s in run.samples:
-            lines.append(dumps({"dataset": run.dataset, "model": run.model, **s.to_json()}))
-    write_text_atomic(paths["samples.jsonl"], "\n".join(lines) + "\n")
+    write_text_atomic(paths["samples.jsonl"], samples_jsonl(runs))
     write_text_atomic(paths[EXECUTION], execution_json(sources))
     md = "# whatifbench results\n\n" + "\n\n".join(
         t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"

@@ -564,5 +564,5 @@
 
   readHash();
   render();
-  document.body.setAttribute("data-ready", "1");
+  document.body.setAttribute("data-ready", String(Math.round(performance.now())));
 })();
