@@ -19,6 +19,7 @@ from util import make_choice_dataset, page_data
 from whatifbench.cli.main import main
 from whatifbench.report import draw
 from whatifbench.report.figures import FigureSpec, Panel, Series
+from whatifbench.report.sources import load_sources
 
 
 def _run(ds: Path, out: Path, *args: str, model: str = "builtin:random") -> None:
@@ -82,6 +83,12 @@ def test_merged_rows_name_what_differs_and_where_they_came_from(
     assert f"| {(tmp_path / 'b').resolve()} |" in md  # the Runs table names each folder
     data = page_data((tmp_path / "m" / "report.html").read_text())
     assert [r["folder"] for r in data["runs"]] == [str((tmp_path / x).resolve()) for x in "abc"]
+    # The merged folder reads back with each run's own samples (same model three times).
+    again = load_sources([tmp_path / "m"])
+    assert [len(s.run.samples) for s in again] == [12, 12, 12]
+    assert [s.run.samples[0].prompt != again[1].run.samples[0].prompt for s in again] == [
+        True, False, True]
+    assert [s.folder for s in again] == [str((tmp_path / x).resolve()) for x in "abc"]
     assert all(r["execution"]["computed"] + r["execution"]["from_store"] == 12
                for r in data["runs"])
 

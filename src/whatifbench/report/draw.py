@@ -4,6 +4,7 @@ report imports no matplotlib), and PDF + PNG for papers (``--figures DIR``)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -73,12 +74,17 @@ def _figure(spec: FigureSpec) -> Any:
     return fig
 
 
-def _key(spec: FigureSpec) -> str:
+@functools.cache
+def _matplotlib_version() -> str:
     try:
-        version = metadata.version("matplotlib")
+        return metadata.version("matplotlib")
     except metadata.PackageNotFoundError:
-        version = "?"
-    text = json.dumps([STYLE, version, asdict(spec)], sort_keys=True, ensure_ascii=False)
+        return "?"
+
+
+def _key(spec: FigureSpec) -> str:
+    text = json.dumps([STYLE, _matplotlib_version(), asdict(spec)], sort_keys=True,
+                      ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 

@@ -40,12 +40,12 @@ def thumbnail_bytes(path: Path, size: int = THUMB) -> bytes | None:
     except OSError:
         pass
     try:
-        with Image.open(path) as src:
-            src.draft("RGB", (2 * size, 2 * size))  # JPEG: decode at a reduced scale
-            img = src.convert("RGB")
-        img.thumbnail((size, size))
         buf = io.BytesIO()
-        img.save(buf, format="JPEG", quality=80)
+        with Image.open(path) as src:
+            src.draft("RGB", (size, size))  # JPEG: decode at a reduced scale
+            img = src if src.mode == "RGB" else src.convert("RGB")
+            img.thumbnail((size, size), Image.Resampling.BILINEAR, reducing_gap=2.0)
+            img.save(buf, format="JPEG", quality=80)
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
     data = buf.getvalue()

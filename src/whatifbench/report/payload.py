@@ -9,7 +9,9 @@ served at full size by ``whatif view``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,7 +115,7 @@ def _dataset(group: Sequence[Source], view: DatasetView, runs_json: list[dict[st
 
     cols: dict[str, list[Any]] = {k: [] for k in (
         "id", "pair", "role", "group", "question", "kind", "choices", "target", "images",
-        "intervened", "facets", "meta", "provenance")}
+        "intervened", "facets", "provenance")}
     for sid in order:
         item = _item_record(sid, view.items.get(sid), sampled[sid])
         cols["id"].append(s(sid))
@@ -127,8 +129,7 @@ def _dataset(group: Sequence[Source], view: DatasetView, runs_json: list[dict[st
         cols["images"].append([image(p) for p in item.get("images") or []])
         cols["intervened"].append(image((item.get("provenance") or {}).get("intervened_image")))
         cols["facets"].append([s(f) for f in _facets(item)])
-        cols["meta"].append(s(item.get("meta") or None))
-        cols["provenance"].append(s(item.get("provenance") or None))
+        cols["provenance"].append(item.get("provenance") or None)
     position = {sid: k for k, sid in enumerate(order)}
     for src, entry in zip(group, runs_json, strict=True):
         entry["samples"] = _samples(src.run.samples, position, s)
@@ -141,26 +142,34 @@ def _bits(values: Sequence[bool]) -> str:
     return "".join("1" if v else "0" for v in values)
 
 
+def _strings(values: list[Any], s: Strings) -> list[int] | None:
+    """String indexes of a column; ``None`` when every value is empty."""
+    return [s(v) for v in values] if any(values) else None
+
+
 def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) -> dict[str, Any]:
-    """A run's samples as columns; ``item`` points into the dataset's items."""
+    """A run's samples as columns (a column that is empty throughout is ``None``); ``item``
+    points into the dataset's items. ``model_input`` and ``trace`` are read when the sample
+    records them."""
     parsers = sorted({p for x in samples for p in x.parses})
     return {
         "item": [position[x.item_id] for x in samples],
         "prompt": [s(x.prompt) for x in samples],
-        "input": [s(getattr(x, "model_input", None)) for x in samples],
-        "response": [s(x.response) for x in samples],
+        "input": _strings([getattr(x, "model_input", None) for x in samples], s),
+        "response": _strings([x.response for x in samples], s),
         "prediction": [s(x.prediction) for x in samples],
         "correct": _bits([x.correct for x in samples]),
         "unparsed": _bits([x.unparsed for x in samples]),
-        "flag": [s(x.flag) for x in samples],
-        "error": [s(x.error) for x in samples],
-        "parses": {p: [s(x.parses.get(p)) if p in x.parses else -1 for x in samples]
-                   for p in parsers},
+        "flag": _strings([x.flag for x in samples], s),
+        "error": _strings([x.error for x in samples], s),
+        "parses": {p: [s(x.parses.get(p)) for x in samples] for p in parsers},
         "scores": [x.scores for x in samples] if any(x.scores for x in samples) else None,
         "score": [x.score for x in samples] if any(x.score is not None for x in samples)
         else None,
-        "judgement": [s(x.judgement or None) for x in samples],
-        "trace": [s(getattr(x, "trace", None)) for x in samples],
+        "judgement": [x.judgement or None for x in samples]
+        if any(x.judgement for x in samples) else None,
+        "trace": [getattr(x, "trace", None) for x in samples]
+        if any(getattr(x, "trace", None) for x in samples) else None,
     }
 
 
@@ -185,18 +194,20 @@ def _thumbs(dataset: dict[str, Any], view: DatasetView, runs: Sequence[RunResult
         return any(len({r.get(ids[k]) for r in right} - {None}) > 1 for k in members)
 
     ordered = sorted(units.values(), key=lambda m: not telling(m))
-    used = 0
+    chosen: dict[int, None] = {}
     for members in ordered:
-        wanted = {i for k in members for i in (*cols["images"][k], cols["intervened"][k])
-                  if i >= 0 and str(i) not in dataset["thumbs"]}
-        if used + len(wanted) > budget:
+        wanted = [i for k in members for i in (*cols["images"][k], cols["intervened"][k])
+                  if i >= 0 and i not in chosen]
+        if len(chosen) + len(set(wanted)) > budget:
             break
-        for i in sorted(wanted):
-            uri = thumbnail_uri(view.root / dataset["images"][i], THUMB)
+        chosen.update(dict.fromkeys(wanted))
+    root = view.root
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:  # PIL frees the GIL
+        uris = pool.map(lambda i: thumbnail_uri(root / dataset["images"][i], THUMB), chosen)
+        for i, uri in zip(chosen, uris, strict=True):
             if uri is not None:
                 dataset["thumbs"][str(i)] = uri
-        used += len(wanted)
-    return used
+    return len(chosen)
 
 
 def build_payload(sources: Sequence[Source],

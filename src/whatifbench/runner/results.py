@@ -97,9 +97,14 @@ def load_runs(folder: str | Path) -> list[RunResult]:
             except (ValueError, TypeError) as exc:
                 raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None
             samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
-    return [
-        RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
-                  n_items=e["n_items"], metrics=e["metrics"], spec=e.get("spec", {}),
-                  samples=samples.get((e["dataset"], e["model"]), []))
-        for e in entries
-    ]
+    runs = []
+    for e in entries:
+        # Runs of one model on one dataset (other protocols or arguments, merged reports) each
+        # take their own n_items samples, in run order.
+        pool = samples.get((e["dataset"], e["model"]), [])
+        mine = pool[:e["n_items"]]
+        del pool[:e["n_items"]]
+        runs.append(RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
+                              n_items=e["n_items"], metrics=e["metrics"],
+                              spec=e.get("spec", {}), samples=mine))
+    return runs

@@ -5,6 +5,7 @@
   const DATA = JSON.parse(document.getElementById("whatif-data").textContent);
   const S = DATA.strings;
   const str = (i) => (i === undefined || i === null || i < 0 ? null : S[i]);
+  const at = (column, j) => (column ? column[j] : null);  // columns empty throughout are null
   const FIRST = ["original", "basic"];
   const ROLE_ORDER = ["original", "basic", "counterfactual", "c2e", "e2c", "cue", "exp"];
   const PAGE = 100;
@@ -94,7 +95,7 @@
       const j = run.at[k];
       if (j < 0) continue;
       if (run.s.unparsed[j] === "1") f.unparsed = true;
-      if (run.s.error[j] >= 0) f.error = true;
+      if (str(at(run.s.error, j)) !== null) f.error = true;
     }
     if (u.paired && run.at[u.cf] >= 0 && !right(run, u.cf)) {
       const said = str(run.s.prediction[run.at[u.cf]]);
@@ -250,7 +251,7 @@
         for (const c of ds.it.choices[k]) parts.push(str(c));
         const run = ds.runs[runIdx];
         if (run && run.at[k] >= 0) {
-          parts.push(str(run.s.response[run.at[k]]), str(run.s.prediction[run.at[k]]));
+          parts.push(str(at(run.s.response, run.at[k])), str(run.s.prediction[run.at[k]]));
         }
       }
       t = parts.filter((x) => x !== null).join("\n").toLowerCase();
@@ -381,10 +382,9 @@
     }));
   }
 
-  function pretty(index) {
-    const t = str(index);
-    if (t === null) return null;
-    try { return JSON.stringify(JSON.parse(t), null, 2); } catch (e) { return t; }
+  function pretty(value) {
+    if (value === null || value === undefined) return null;
+    return typeof value === "string" ? value : JSON.stringify(value, null, 2);
   }
 
   const unitOf = (ds, k) => ds.unitOfItem[k];
@@ -399,27 +399,31 @@
     const kids = [h("div", null, h("span", {class: ok ? "ok" : "bad"}, ok ? "right" : "wrong"),
       " · answer: ", h("b", {class: "prediction"}, str(s.prediction[j]) ?? "(none)"),
       s.unparsed[j] === "1" ? " · parse failure" : null,
-      str(s.flag[j]) ? ` · flag: ${str(s.flag[j])}` : null)];
-    if (str(s.error[j]) !== null) kids.push(h("div", {class: "bad"}, "error: ", str(s.error[j])));
+      str(at(s.flag, j)) ? ` · flag: ${str(at(s.flag, j))}` : null)];
+    if (str(at(s.error, j)) !== null) {
+      kids.push(h("div", {class: "bad"}, "error: ", str(at(s.error, j))));
+    }
     const u = ds.units[unitOf(ds, k)];
     if (k === u.cf && ds.flags[ds.runs.indexOf(run)][u.index].repeat) {
       kids.push(h("div", {class: "repeat"}, `repeats the ${ds.firstRole} question's answer`));
     }
-    if (str(s.response[j]) !== null) kids.push(text(str(s.response[j]), "text response"));
+    if (str(at(s.response, j)) !== null) {
+      kids.push(text(str(at(s.response, j)), "text response"));
+    }
     if (parses.length > 1) kids.push(h("div", {class: "muted"}, "parsers — " + parses.join("; ")));
     kids.push(scoresNode(ds, k, run, j));
     if (s.score && s.score[j] !== null) kids.push(h("div", null, `judged score: ${s.score[j]}`));
-    if (str(s.judgement[j]) !== null) {
-      kids.push(h("details", null, h("summary", null, "judge"), text(pretty(s.judgement[j]))));
+    if (at(s.judgement, j)) {
+      kids.push(h("details", null, h("summary", null, "judge"), text(pretty(at(s.judgement, j)))));
     }
-    if (str(s.trace[j]) !== null) {
+    if (at(s.trace, j)) {
       kids.push(h("details", {open: true}, h("summary", null, "program trace"),
-        text(pretty(s.trace[j]))));
+        text(pretty(at(s.trace, j)))));
     }
     kids.push(h("details", null, h("summary", null, "prompt"), text(str(s.prompt[j]))));
-    if (str(s.input[j]) !== null) {
+    if (str(at(s.input, j)) !== null) {
       kids.push(h("details", null, h("summary", null, "model input as sent"),
-        text(str(s.input[j]))));
+        text(str(at(s.input, j)))));
     }
     return h("td", {class: "answer"}, kids);
   }
@@ -465,7 +469,7 @@
         h("li", {class: c === it.target[k] ? "target" : null}, str(c)))) : null,
       h("div", null, "target: ", h("b", {class: "target"}, str(it.target[k]) ?? "")),
       h("div", {class: "muted"}, `${str(it.id[k])} · ${str(it.group[k]) ?? ""}`),
-      str(it.provenance[k]) ? h("details", null, h("summary", null, "provenance"),
+      it.provenance[k] ? h("details", null, h("summary", null, "provenance"),
         text(pretty(it.provenance[k]))) : null)));
     const modelRows = ds.runs.map((run) => h("tr", {class: "model"}, h("th", null, run.label),
       u.items.map((k) => answerNode(ds, k, run))));
