@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -98,12 +99,14 @@ def load_runs(folder: str | Path) -> list[RunResult]:
                 raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None
             samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
     runs = []
+    shared = Counter((e["dataset"], e["model"]) for e in entries)
     for e in entries:
         # Runs of one model on one dataset (other protocols or arguments, merged reports) each
         # take their own n_items samples, in run order.
-        pool = samples.get((e["dataset"], e["model"]), [])
-        mine = pool[:e["n_items"]]
-        del pool[:e["n_items"]]
+        key = (e["dataset"], e["model"])
+        pool = samples.get(key, [])
+        mine = pool[:e["n_items"]] if shared[key] > 1 else pool[:]
+        del pool[:len(mine)]
         runs.append(RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
                               n_items=e["n_items"], metrics=e["metrics"],
                               spec=e.get("spec", {}), samples=mine))
