@@ -206,3 +206,31 @@ def test_whatif_view_serves_the_same_page_with_full_images(page: Any, run_dir: P
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_rank_scores_show_as_a_bar_per_candidate(page: Any, tmp_path: Path) -> None:
+    from cfmm_util import good_records, write_images, write_jsonl
+
+    from whatifbench.suites.cfmm.importer import import_cfmm
+
+    records = good_records(1)
+    images = write_images(tmp_path / "imgs", records)
+    import_cfmm(tmp_path / "ds", images=images, jsonl=write_jsonl(tmp_path / "p.jsonl", records))
+    store = RunStore(tmp_path / "store.sqlite")
+    runs = api.run_all([tmp_path / "ds"], ["builtin:ignore-premise", "builtin:constant"],
+                       store=store, options=RunOptions(progress=False))
+    store.close()
+    api.write_outputs(tmp_path / "run", runs)
+    first = runs[0].samples[0]
+    _open(page, (tmp_path / "run" / "report.html").as_uri(), f"view=items&unit={first.pair_id}")
+    answers = page.locator("#pair-view tr.model").first.locator("td.answer")
+    assert answers.count() == 2  # basic and counterfactual
+    bars = answers.first.locator(".scores .bar")
+    assert bars.count() == 2 and answers.first.locator(".scores .bar.chosen").count() == 1
+    assert f"{first.scores[0]:.3f}" in answers.first.locator(".scores").inner_text()
+    _open(page, (tmp_path / "run" / "report.html").as_uri(), "view=overview")
+    assert page.locator("table.results").count() == 2  # CFMM tables 2 and 3
+    headers = page.inner_text("table.counts thead")
+    assert "parse failures" in headers
+    assert "believes its eyes" not in headers  # two options: a wrong answer is the other one
+    assert page.problems == []

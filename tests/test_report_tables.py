@@ -87,7 +87,7 @@ def test_latex_in_the_paper_layout_is_escaped() -> None:
     assert r"model\_a" in tex and r"b\&c" in tex and r"\caption{T\_1}" in tex
     assert r"62.1{\scriptsize$\pm$2.3}" in tex
     assert "($-14.1^{*}$)" in tex and "($+1.0$)" in tex
-    assert r"cf ($\Delta$)" in tex and r"{\footnotesize a note}" in tex
+    assert r"cf ($\Delta$)" in tex and r"{\footnotesize a note n = 50 pairs per value.}" in tex
     assert latex_escape(r"50% of $x_1 {a}\ ~^") == (
         r"50\% of \$x\_1 \{a\}\textbackslash{} \textasciitilde{}\textasciicircum{}")
 

@@ -15,10 +15,8 @@ from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
 from whatifbench.errors import WhatifError
-from whatifbench.report.datasets import missing_data
+from whatifbench.report.images import MAX_IMAGES
 from whatifbench.report.labels import model_name
-from whatifbench.report.payload import Options
-from whatifbench.report.sources import load_sources
 from whatifbench.report.table import terminal_width
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
@@ -199,14 +197,18 @@ def add_report(sub: Any) -> None:
     p.add_argument("--dataset-root", action="append", default=[], metavar="DIR",
                    help="where datasets moved to (the dataset folder or its parent; "
                         "repeatable); images and options are found through it")
-    p.add_argument("--max-images", type=int, default=Options.max_images, metavar="N",
-                   help=f"thumbnails embedded in report.html (default {Options.max_images}; "
+    p.add_argument("--max-images", type=int, default=MAX_IMAGES, metavar="N",
+                   help=f"thumbnails embedded in report.html (default {MAX_IMAGES}; "
                         "'whatif view' shows every image)")
     p.set_defaults(func=report_command)
 
 
 def report_command(args: argparse.Namespace) -> int:
     """Merge runs, print the tables, write the reports (and figures)."""
+    from whatifbench.report.datasets import missing_data
+    from whatifbench.report.payload import Options
+    from whatifbench.report.sources import load_sources
+
     sources = load_sources(args.runs)
     runs = [s.run for s in sources]
     out = Path(args.out)

@@ -8,10 +8,6 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
-from whatifbench.report.payload import Options
-from whatifbench.report.serve import make_server
-from whatifbench.report.sources import load_sources
-
 
 def add_view(sub: Any) -> None:
     """``whatif view``."""
@@ -31,6 +27,10 @@ def add_view(sub: Any) -> None:
 
 def view_command(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
+    from whatifbench.report.payload import Options
+    from whatifbench.report.serve import make_server
+    from whatifbench.report.sources import load_sources
+
     sources = load_sources(args.runs)
     options = Options(dataset_roots=tuple(Path(d) for d in args.dataset_root))
     server = make_server(sources, options, args.port)

@@ -98,13 +98,16 @@ def _locate(recorded: str, expected: str | None, name: str, roots: tuple[Path, .
 
 
 def _items(text: str) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for line in text.splitlines():
-        if line.strip():
+    """The items by id (one parse of the whole file; line by line if some line is broken)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        objects = json.loads("[" + ",".join(lines) + "]")
+    except ValueError:
+        objects = []
+        for line in lines:
             try:
-                obj = json.loads(line)
+                objects.append(json.loads(line))
             except ValueError:
                 continue
-            if isinstance(obj, dict) and isinstance(obj.get("id"), str):
-                out[obj["id"]] = obj
-    return out
+    return {obj["id"]: obj for obj in objects
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str)}

@@ -16,6 +16,8 @@ from whatifbench.runner.store import whatif_home
 
 THUMB = 160
 """Default longest side of a thumbnail, in pixels."""
+MAX_IMAGES = 300
+"""Thumbnails a self-contained report embeds by default (``--max-images``)."""
 VERSION = "1"
 """Bumped when the encoding changes (invalidates cached thumbnails)."""
 

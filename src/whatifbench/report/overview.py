@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from whatifbench.core.suite import Sample
-from whatifbench.metrics.stats import percent
 from whatifbench.runner.results import RunResult
 
 HEADLINE = {"cvqa-synthetic": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
@@ -75,7 +74,7 @@ def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -
             continue
         n += 1
         k += cf.prediction is not None and cf.prediction == first.target
-    return {"k": k, "n": n, "share": percent(k, n) if n else None}
+    return {"k": k, "n": n, "share": round(100.0 * k / n, 2) if n else None}
 
 
 def counts(samples: Sequence[Sample]) -> dict[str, int]:

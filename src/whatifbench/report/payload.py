@@ -19,7 +19,7 @@ from typing import Any
 from whatifbench.core.suite import Sample
 from whatifbench.report import overview
 from whatifbench.report.datasets import DatasetView, locate
-from whatifbench.report.images import thumbnail_uri
+from whatifbench.report.images import MAX_IMAGES, thumbnail_uri
 from whatifbench.report.labels import dataset_key, model_name, run_labels
 from whatifbench.runner.results import RunResult
 
@@ -49,7 +49,7 @@ class Options:
 
     images: str = "embed"
     """``embed``: thumbnails in the file; ``serve``: URLs that ``whatif view`` answers."""
-    max_images: int = 300
+    max_images: int = MAX_IMAGES
     """Thumbnails embedded per report (``embed``)."""
     clip: int | None = CLIP
     """Longest text kept (``None``: everything)."""
@@ -66,6 +66,9 @@ class Strings:
         self.clip = clip
 
     def __call__(self, text: Any) -> int:
+        found = self.index.get(text) if isinstance(text, str) else None
+        if found is not None:
+            return found
         if text is None:
             return -1
         if not isinstance(text, str):

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.fsutil import dumps, ensure_dir, write_text_atomic
-from whatifbench.report.figures import figures_for
 from whatifbench.report.labels import run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
@@ -57,6 +56,7 @@ def samples_jsonl(runs: Sequence[RunResult]) -> str:
 
 def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
     from whatifbench.report.draw import svg
+    from whatifbench.report.figures import figures_for
 
     out = []
     for spec in figures_for(runs):
