@@ -19,10 +19,22 @@ ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
            "\u2029": "\\u2029"}
 
 
+SCRIPTS = ("explorer-1-data.js", "explorer-2-tables.js", "explorer-3-items.js",
+           "explorer-4-views.js")
+"""The page's script, in parts joined in this order inside one function scope."""
+
+
 @cache
 def asset(name: str) -> str:
-    """A file of ``report/assets`` (the page's script and style)."""
+    """A file of ``report/assets`` (the page's script parts and style)."""
     return (resources.files("whatifbench.report") / "assets" / name).read_text(encoding="utf-8")
+
+
+@cache
+def page_script() -> str:
+    """The page's whole script."""
+    return ('"use strict";\n(function () {\n' + "".join(asset(name) for name in SCRIPTS)
+            + "})();\n")
 
 
 def embed_json(payload: Any) -> str:
@@ -39,7 +51,7 @@ def _hash(script: str) -> str:
 
 def page_html(payload: dict[str, Any]) -> str:
     """The whole page."""
-    script = asset("explorer.js")
+    script = page_script()
     policy = ("default-src 'none'; img-src data: 'self'; style-src 'unsafe-inline'; "
               f"script-src 'sha256-{_hash(script)}'; base-uri 'none'; form-action 'none'")
     return "".join([
