@@ -15,6 +15,11 @@ from tiny_models import (  # noqa: F401  (session fixtures: tiny real-architectu
     tiny_paligemma,
     tiny_qwen2_vl,
 )
+from tiny_program_models import (  # noqa: F401  (session fixtures: detector, depth, code LLM)
+    tiny_causal_lm,
+    tiny_dpt,
+    tiny_owlvit,
+)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

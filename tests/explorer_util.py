@@ -22,6 +22,11 @@ HOSTILE = ("<script>alert('question')</script>", '"><img src=x onerror=alert(2)>
 """Texts that would run or render as markup if a page used them unescaped."""
 REPLY = "<script>alert('reply')</script> \"><img src=y onerror=alert(4)> </textarea>"
 """What ``test:hostile`` says when it does not answer."""
+TRACE = {"backend": "test",
+         "program": "def execute_command(image):\n    return '<script>x</script>'",
+         "calls": [{"tool": "find", "args": ["<b>cat</b>"], "result": 3}], "value": 3,
+         "failure": None}
+"""The program trace ``test:hostile`` records for pair p0."""
 
 
 def make_explorer_dataset(out: Path, n_pairs: int = 10) -> Path:
@@ -67,10 +72,13 @@ class HostileModel(Backend):
         for i, request in enumerate(requests):
             item = self._items[request.item_id]
             digest = hashlib.sha256(item.id.encode()).digest()[0]
-            if digest % 3 == 0:
+            answer = f"The answer is {letter_for(item.target_index)}."
+            if item.pair_id == "p0":  # as a program backend would record it
+                yield i, Response(text=answer, meta={"trace": TRACE})
+            elif digest % 3 == 0:
                 yield i, Response(text=REPLY)
             else:
-                yield i, Response(text=f"The answer is {letter_for(item.target_index)}.")
+                yield i, Response(text=answer)
 
 
 def load_samples(folder: Path) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from whatifbench.suites.cvqa_real.arith import ArithmeticProblem, evaluate, find_equation
+from whatifbench.answers.arith import ArithmeticProblem, evaluate, find_equation
 from whatifbench.suites.cvqa_real.cot_reply import parse_reply
 from whatifbench.suites.cvqa_real.verify import check_pair, premise
 

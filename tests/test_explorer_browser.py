@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 from browser_util import needs_chromium, open_page
-from explorer_util import HOSTILE, REPLY, load_samples, make_explorer_dataset, pair_outcomes
+from explorer_util import (
+    HOSTILE,
+    REPLY,
+    TRACE,
+    load_samples,
+    make_explorer_dataset,
+    pair_outcomes,
+)
 
 from whatifbench import api
 from whatifbench.report.serve import make_server, start
@@ -123,6 +130,11 @@ def test_pair_view_shows_both_questions_the_images_and_every_answer(
         assert view.locator("tr.model th", has_text=model).count() == 1
     assert view.locator("tr.model").count() == 4
     assert view.locator(".response").count() == 8
+    traces = view.locator("details.trace")
+    assert traces.count() == 2  # the hostile model's program traces, one per question
+    assert TRACE["program"] in traces.first.locator(".program").inner_text()
+    assert "tool calls: 1" in traces.first.inner_text()
+    assert '"args":["<b>cat</b>"]' in traces.first.locator(".call").inner_text()
     page.screenshot(path=str(tmp_path / "pair.png"), full_page=True)
     page.keyboard.press("j")
     assert "unit=p1" in page.url and "pair p1" in page.inner_text(".pairhead")
@@ -190,7 +202,7 @@ def test_whatif_view_serves_the_same_page_with_full_images(page: Any, run_dir: P
                                         "image/0/images/intervened/000.png"]
         assert all(width == 96 for _, width in srcs)  # the full image, not a thumbnail
         page.click("nav button[data-view=overview]")
-        assert page.locator("table.results tbody tr").count() == len(MODELS)
+        assert page.locator("table.results").first.locator("tbody tr").count() == len(MODELS)
         for bad in ("image/0/../../../../etc/passwd", "image/0/%2e%2e/card.json",
                     "image/0/card.json", "image/0/items.jsonl", "image/1/images/000.png",
                     "etc/passwd"):

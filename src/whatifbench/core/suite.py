@@ -63,6 +63,9 @@ class Sample:
     """Graded score of a free-text answer (e.g. a judge's 0–10); ``None`` when not graded."""
     judgement: dict[str, Any] = field(default_factory=dict)
     """How ``score`` was reached: per-part scores, judge replies, failures."""
+    trace: dict[str, Any] | None = None
+    """Program backends: the generated program, every tool call with its result, the final
+    value and the failure (``{"kind": compile|raise|timeout, "reason", "limit"}``) if any."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of ``samples.jsonl``."""

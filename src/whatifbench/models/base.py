@@ -156,6 +156,10 @@ class Backend(ABC):
     def prepare(self, items: Sequence[Item]) -> None:  # noqa: B027  (optional hook)
         """Hook called once with the evaluated items before requests are sent."""
 
+    def use_store(self, store: Any) -> None:  # noqa: B027  (optional hook)
+        """Hook: the run store (``runner.store.RunStore``), for backends whose answers come
+        from inner model calls that they cache themselves (program backends)."""
+
     @abstractmethod
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """Generate a reply for each request."""

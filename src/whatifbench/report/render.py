@@ -13,6 +13,7 @@ from whatifbench.core.fsutil import dumps, ensure_dir, write_text_atomic
 from whatifbench.report.labels import run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
+from whatifbench.report.programs import program_failure_table
 from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
@@ -26,7 +27,12 @@ TABLES = "tables"
 
 def tables_for(runs: Sequence[RunResult]) -> list[Table]:
     """Each suite's tables over the runs of each dataset (in first-seen order)."""
-    return [t for group in shown_together(runs) for t in get_suite(group[0].suite).tables(group)]
+    return [t for group in shown_together(runs) for t in dataset_tables(group)]
+
+
+def dataset_tables(runs: Sequence[RunResult]) -> list[Table]:
+    """The tables of the runs of one dataset: the suite's, then program outcomes (if any)."""
+    return [*get_suite(runs[0].suite).tables(runs), *program_failure_table(runs)]
 
 
 def runs_table(sources: Sequence[Source]) -> Table:
@@ -69,7 +75,7 @@ def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
 def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
     """The explorer's data for these runs (tables and figures included)."""
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
-        tables = get_suite(runs[0].suite).tables(runs)
+        tables = dataset_tables(runs)
         return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}
 
     return build_payload(sources, per_dataset, options)

@@ -17,6 +17,7 @@ from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import lookup
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
+from whatifbench.metrics.program import program_metrics
 from whatifbench.models.base import Backend, Request, Response
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
@@ -83,6 +84,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     demos = (choose_demos(dataset, items, options.seed, suite)
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
     builder = RequestBuilder(suite, protocol, dataset, demos)
+    backend.use_store(store)
     backend.prepare(items)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
 
@@ -114,6 +116,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     finally:
         judge.close()
     metrics = suite.metrics(samples, items)
+    if any(s.trace is not None for s in samples):
+        metrics["program"] = program_metrics(samples)
     spec = {
         "suite": suite.name,
         "dataset": {"name": dataset.card.name, "path": str(Path(dataset.root).resolve()),
@@ -172,8 +176,12 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
     flag: str | None = None
     prediction: str | None = None
     chosen: tuple[float, ...] | None = None
+    trace = response.meta.get("trace") if response.error is None else None
+    failure = trace.get("failure") if isinstance(trace, dict) else None
     if response.error is not None:
         flag = "error"
+    elif failure:  # a program that failed to compile, raised or timed out: wrong, flagged
+        flag = f"program-{failure.get('kind')}"
     elif mode == "rank":
         chosen = response.mean_scores if protocol.score_by == "mean" else response.scores
         if chosen is None or len(chosen) != len(request.candidates):
@@ -186,13 +194,14 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
         parses = {name: e.value for name, e in found.items()}
         primary = found.get(protocol.parser) or next(iter(found.values()))
         prediction, flag = primary.value, primary.flag
-    unparsed = response.error is None and prediction is None
+    unparsed = response.error is None and prediction is None and not failure
     return Sample(
         item_id=item.id, pair_id=item.pair_id, role=item.role, group=item.group,
         question=item.question, prompt=request.prompt, target=item.target,
         response=response.text, scores=list(chosen) if chosen is not None else None,
         prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
+        trace=trace if isinstance(trace, dict) else None,
     )
 
 

@@ -15,6 +15,7 @@ from whatifbench.models.hf.loading import (
     HFOptions,
     Loaded,
     checkpoint_folder,
+    is_text_only,
     load,
     require_hf,
 )
@@ -28,9 +29,11 @@ def _package_version(name: str) -> str:
         return "none"
 
 
-@register("backend", "hf", "a local transformers vision-language checkpoint: hf:PATH")
+@register("backend", "hf", "a local transformers vision-language checkpoint (or a text-only "
+          "causal LM, e.g. a code LLM): hf:PATH")
 class HFBackend(Backend):
-    """A local transformers checkpoint (``hf:PATH``), loaded on first use."""
+    """A local transformers checkpoint (``hf:PATH``), loaded on first use: an image-text-to-text
+    model, or a text-only causal language model (``...ForCausalLM`` without vision config)."""
 
     name_arg_required = True
     arg_names = frozenset(HFOptions.__dataclass_fields__)
@@ -41,9 +44,10 @@ class HFBackend(Backend):
         self.options = HFOptions.from_args(spec, self.args)
         self.folder, config = checkpoint_folder(spec)
         self.model_type = str(config.get("model_type", ""))
+        self.text_only = is_text_only(config)
         multi = self.options.multi_image
         if multi is None:
-            multi = self.model_type not in SINGLE_IMAGE_TYPES
+            multi = self.model_type not in SINGLE_IMAGE_TYPES and not self.text_only
         self.capabilities = Capabilities(generate=True, rank=True, multi_image=multi)
         self._version = "-".join([
             folder_fingerprint(self.folder)[:20],
@@ -61,7 +65,8 @@ class HFBackend(Backend):
     def loaded(self) -> Loaded:
         """The model and processor, loaded on first use."""
         if self._loaded is None:
-            self._loaded = load(self.spec, self.folder, self.model_type, self.options)
+            self._loaded = load(self.spec, self.folder, self.model_type, self.options,
+                                self.text_only)
         return self._loaded
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:

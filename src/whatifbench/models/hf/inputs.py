@@ -63,6 +63,8 @@ def build_prompt(loaded: Loaded, request: Request, spec: str,
     """
     processor = loaded.processor
     images = request.images
+    if loaded.text_only:
+        return _text_prompt(loaded, request, spec, candidate_space)
     if loaded.model_type == "paligemma":
         # PaliGemma has no chat template: image tokens, then the text; the processor inserts
         # <bos> after the images and ends the prompt with a newline.
@@ -83,6 +85,28 @@ def build_prompt(loaded: Loaded, request: Request, spec: str,
     if candidate_space is None:
         candidate_space = not request.answer_prefix and not context[-1:].isspace()
     return Prompt(text, context + request.answer_prefix, images, prefix,
+                  " " if candidate_space else "")
+
+
+def _text_prompt(loaded: Loaded, request: Request, spec: str,
+                 candidate_space: bool | None) -> Prompt:
+    """A text-only model's prompt: its chat template over plain-text messages, or (base models
+    without one) the turns' texts one after the other."""
+    if request.images:
+        raise WhatifError(
+            f"{spec} is a text-only language model and cannot read images; use it as the code "
+            "LLM of a program backend (viper:hf:PATH) or pass a vision-language checkpoint.")
+    tokenizer = loaded.tokenizer
+    if getattr(tokenizer, "chat_template", None):
+        messages = [{"role": t.role, "content": t.text} for t in request.turns]
+        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True,
+                                             tokenize=False)
+    else:
+        text = "\n\n".join(t.text for t in request.turns) + "\n"
+    prefix = tuple(tail_ids(tokenizer, text, request.answer_prefix))
+    if candidate_space is None:
+        candidate_space = not request.answer_prefix and not text[-1:].isspace()
+    return Prompt(text, text + request.answer_prefix, (), prefix,
                   " " if candidate_space else "")
 
 
@@ -125,8 +149,13 @@ def encode(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
     counts = {len(p.images) for p in prompts}
     images = [load_images(p.images) for p in prompts] if counts != {0} else None
     try:
-        batch = loaded.processor(images=images, text=[p.text for p in prompts], padding=True,
-                                 return_tensors="pt")
+        if loaded.text_only:  # a chat template writes its own special tokens
+            templated = bool(getattr(loaded.tokenizer, "chat_template", None))
+            batch = loaded.tokenizer([p.text for p in prompts], padding=True,
+                                     return_tensors="pt", add_special_tokens=not templated)
+        else:
+            batch = loaded.processor(images=images, text=[p.text for p in prompts],
+                                     padding=True, return_tensors="pt")
     except (ValueError, TypeError) as exc:
         raise WhatifError(
             f"The processor of the checkpoint in {loaded.folder} rejected a request with "

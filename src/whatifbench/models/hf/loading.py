@@ -113,6 +113,14 @@ def checkpoint_folder(spec: str) -> tuple[Path, dict[str, Any]]:
     return folder, config
 
 
+def is_text_only(config: Mapping[str, Any]) -> bool:
+    """True for a text-only causal language model (a code LLM for the program backends): no
+    vision configuration and a ``...ForCausalLM`` architecture."""
+    architectures = config.get("architectures") or []
+    return ("vision_config" not in config and isinstance(architectures, list)
+            and any(str(a).endswith("ForCausalLM") for a in architectures))
+
+
 @dataclass(frozen=True)
 class Loaded:
     """A loaded checkpoint."""
@@ -129,11 +137,14 @@ class Loaded:
     """``config.model_type`` (selects the few model-specific paths)."""
     folder: Path
     """The checkpoint folder."""
+    text_only: bool = False
+    """A text-only language model: ``processor`` is its tokenizer and requests carry no
+    images."""
 
     @property
     def tokenizer(self) -> Any:
         """The processor's tokenizer."""
-        return self.processor.tokenizer
+        return self.processor if self.text_only else self.processor.tokenizer
 
 
 def _device(options: HFOptions) -> Any:
@@ -166,8 +177,10 @@ def _dtype(options: HFOptions, device: Any) -> Any:
     return torch.float32
 
 
-def load(spec: str, folder: Path, model_type: str, options: HFOptions) -> Loaded:
-    """Load processor and model from ``folder`` (offline: the folder must hold everything)."""
+def load(spec: str, folder: Path, model_type: str, options: HFOptions,
+         text_only: bool = False) -> Loaded:
+    """Load processor and model from ``folder`` (offline: the folder must hold everything);
+    ``text_only``: a causal language model with its tokenizer."""
     require_hf()
     from transformers import AutoModelForImageTextToText, AutoProcessor
     from transformers.utils import logging as hf_logging
@@ -184,25 +197,36 @@ def load(spec: str, folder: Path, model_type: str, options: HFOptions) -> Loaded
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:
-        processor = AutoProcessor.from_pretrained(folder, local_files_only=True)
-        model = AutoModelForImageTextToText.from_pretrained(folder, **kwargs)
+        if text_only:
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            processor = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
+        else:
+            processor = AutoProcessor.from_pretrained(folder, local_files_only=True)
+            model = AutoModelForImageTextToText.from_pretrained(folder, **kwargs)
     except (OSError, ValueError, KeyError, TypeError, ImportError) as exc:
+        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        if text_only:
+            raise WhatifError(f"{spec}: cannot load {folder} as a causal language model "
+                              f"({why}).") from None
         raise WhatifError(
-            f"{spec}: cannot load {folder} as an image-text-to-text model "
-            f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). The hf "
+            f"{spec}: cannot load {folder} as an image-text-to-text model ({why}). The hf "
             "backend serves checkpoints that AutoProcessor and AutoModelForImageTextToText load "
             "(LLaVA, Qwen2-VL, Idefics3/SmolVLM, PaliGemma ...)."
         ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
-    if not hasattr(processor, "tokenizer") or not hasattr(processor, "image_processor"):
+    if not text_only and (not hasattr(processor, "tokenizer")
+                          or not hasattr(processor, "image_processor")):
         raise WhatifError(f"{spec}: {folder} has no image processor and tokenizer; it is not a "
                           "vision-language checkpoint.")
     if options.device_map is None:
         model = model.to(device)
     else:
         device = next(model.parameters()).device
-    processor.tokenizer.padding_side = "left"
-    if processor.tokenizer.pad_token is None:
-        processor.tokenizer.pad_token = processor.tokenizer.eos_token
-    return Loaded(processor, model.eval(), device, dtype, model_type, folder)
+    tokenizer = processor if text_only else processor.tokenizer
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return Loaded(processor, model.eval(), device, dtype, model_type, folder, text_only)

@@ -150,6 +150,24 @@
 
   const unitOf = (ds, k) => ds.unitOfItem[k];
 
+  function traceNode(trace) {
+    // Program backends: {program, calls: [...], value, failure: {kind, reason}}.
+    if (typeof trace !== "object" || Array.isArray(trace)) {
+      return h("details", {open: true}, h("summary", null, "program trace"), text(pretty(trace)));
+    }
+    const calls = Array.isArray(trace.calls) ? trace.calls : [];
+    const failure = trace.failure && typeof trace.failure === "object" ? trace.failure : null;
+    return h("details", {open: true, class: "trace"},
+      h("summary", null, "program trace" + (failure ? ` (failed: ${failure.kind})` : "")),
+      trace.program ? text(String(trace.program), "text program") : null,
+      h("div", {class: "muted"}, `tool calls: ${calls.length}`),
+      calls.slice(0, 50).map((c) => text(JSON.stringify(c), "text call")),
+      calls.length > 50 ? h("div", {class: "muted"}, `… ${calls.length - 50} more`) : null,
+      h("div", null, "value: ", h("b", null, JSON.stringify(trace.value ?? null))),
+      failure ? h("div", {class: "bad"}, `failure: ${failure.kind}: ${failure.reason ?? ""}`)
+        : null);
+  }
+
   function answerNode(ds, k, run) {
     const j = run.at[k];
     if (j < 0) return h("td", {class: "muted"}, "not evaluated");
@@ -177,10 +195,7 @@
     if (at(s.judgement, j)) {
       kids.push(h("details", null, h("summary", null, "judge"), text(pretty(at(s.judgement, j)))));
     }
-    if (at(s.trace, j)) {
-      kids.push(h("details", {open: true}, h("summary", null, "program trace"),
-        text(pretty(at(s.trace, j)))));
-    }
+    if (at(s.trace, j)) kids.push(traceNode(at(s.trace, j)));
     kids.push(h("details", null, h("summary", null, "prompt"), text(str(s.prompt[j]))));
     if (str(at(s.input, j)) !== null) {
       kids.push(h("details", null, h("summary", null, "model input as sent"),

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from whatifbench.report.labels import labeller
+from whatifbench.report.programs import by_code_llm
 from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 
@@ -59,3 +61,15 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
     notes = ((f"Accuracy in %. {DELTA_NOTE} 95% bootstrap intervals over pairs (± in report.md "
              "and report.html)."),)
     return Table(title, tuple(columns), tuple(rows), tuple(spans), notes, unit="pairs")
+
+
+def code_llm_tables(runs: Sequence[RunResult], title: str, groups: Sequence[str],
+                    labels: dict[str, str] | None = None) -> list[Table]:
+    """C-VQA Table 6 layout: the runs of each program backend (ViperGPT, VisProg), one row per
+    code LLM (tools, prompts and questions fixed), columns as ``paired_table``."""
+    out = []
+    for name, relabelled in by_code_llm(runs):
+        table = paired_table(relabelled, f"{title}: {name} with different code LLMs "
+                             "(Table 6 layout)", groups, labels)
+        out.append(replace(table, columns=("code LLM", *table.columns[1:])))
+    return out

@@ -28,7 +28,7 @@ from whatifbench.report.labels import labeller
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cvqa.prompts import COT_SUFFIX, paper_prompt
-from whatifbench.suites.cvqa.tables import paired_table
+from whatifbench.suites.cvqa.tables import code_llm_tables, paired_table
 from whatifbench.suites.cvqa_real.paper_parser import paper_boolean, paper_number
 
 if TYPE_CHECKING:
@@ -79,7 +79,8 @@ class CvqaRealSuite(Suite):
         """The Table 3 layout (Table 4 with ``--strategy cot``), then the parser comparison."""
         groups = [g for g in GROUPS if any(g in r.metrics.get("by_group", {}) for r in runs)]
         title = f"C-VQA-Real: {runs[0].dataset} (Table 3 layout)"
-        return [paired_table(runs, title, groups, LABELS), parser_table(runs)]
+        return [paired_table(runs, title, groups, LABELS), parser_table(runs),
+                *code_llm_tables(runs, f"C-VQA-Real: {runs[0].dataset}", groups, LABELS)]
 
     def stats(self, dataset: Dataset, plots: Path | None = None) -> list[Table]:
         """§3.4 statistics: counts, lengths, answer distributions, yes/no balance, lexicon."""

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from whatifbench.answers.arith import find_equation
 from whatifbench.answers.numbers import numbers_in
-from whatifbench.suites.cvqa_real.arith import find_equation
 
 _DIGITS = re.compile(r"[0-9]+")
 _IF = re.compile(r"\bif\b", re.IGNORECASE)

@@ -13,7 +13,7 @@ from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cvqa.prompts import COT_SUFFIX, paper_prompt
-from whatifbench.suites.cvqa.tables import paired_table
+from whatifbench.suites.cvqa.tables import code_llm_tables, paired_table
 
 GROUPS = tuple(f"abs_counting_{k}" for k in range(1, 7))
 INSTRUCTION = "Answer with the option's letter from the given choices directly."
@@ -42,5 +42,7 @@ class CvqaSyntheticSuite(Suite):
     def tables(self, runs: Sequence[RunResult]) -> list[Table]:
         """Table 7 layout extended to the six templates."""
         groups = [g for g in GROUPS if any(g in r.metrics.get("by_group", {}) for r in runs)]
-        return [paired_table(runs, f"C-VQA-Synthetic: {runs[0].dataset}", groups,
-                             {g: f"T{g[-1]}" for g in GROUPS})]
+        labels = {g: f"T{g[-1]}" for g in GROUPS}
+        title = f"C-VQA-Synthetic: {runs[0].dataset}"
+        return [paired_table(runs, title, groups, labels),
+                *code_llm_tables(runs, title, groups, labels)]

@@ -1,0 +1,1 @@
+"""The tools programs call: perception (oracle or detector), VQA, LLM, depth."""
