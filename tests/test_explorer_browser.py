@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,10 @@ from explorer_util import (
 )
 
 from whatifbench import api
+from whatifbench.answers.letters import letter_for
+from whatifbench.core.item import Item
+from whatifbench.core.registry import register
+from whatifbench.models.base import Backend, Capabilities, Request, Response
 from whatifbench.report.serve import make_server, start
 from whatifbench.report.sources import load_sources
 from whatifbench.runner.evaluate import RunOptions
@@ -245,4 +250,85 @@ def test_rank_scores_show_as_a_bar_per_candidate(page: Any, tmp_path: Path) -> N
     headers = page.inner_text("table.counts thead")
     assert "parse failures" in headers
     assert "believes its eyes" not in headers  # two options: a wrong answer is the other one
+    assert page.problems == []
+
+
+@register("backend", "test:flaky")
+class FlakyModel(Backend):
+    """Answers right, except on the counterfactual questions of pairs p2 and p5, where the
+    call fails (a backend error)."""
+
+    capabilities = Capabilities(generate=True)
+
+    def prepare(self, items: Sequence[Item]) -> None:
+        self._items = {i.id: i for i in items}
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        for i, request in enumerate(requests):
+            item = self._items[request.item_id]
+            if item.id in ("p2-c", "p5-c"):
+                yield i, Response(error="connection refused by <b>server</b>")
+            else:
+                yield i, Response(text=f"The answer is {letter_for(item.target_index)}.")
+
+
+def test_errors_are_counted_filtered_shown_and_the_run_spec_is_readable(
+        page: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHATIF_HOME", str(tmp_path / "home"))
+    ds = make_explorer_dataset(tmp_path / "ds", n_pairs=6)
+    store = RunStore(tmp_path / "store.sqlite")
+    runs = api.run_all([ds], ["test:flaky"], store=store, options=RunOptions(progress=False))
+    store.close()
+    api.write_outputs(tmp_path / "run", runs)
+    url = (tmp_path / "run" / "report.html").as_uri()
+    _open(page, url)
+    counts = page.locator("table.counts tbody tr").first.locator("td")
+    assert counts.nth(4).inner_text() == "2"  # the errors column
+    _open(page, url, "view=items")
+    assert page.inner_text("#match-count") == "6"
+    page.select_option("#f-flag", "error")
+    assert page.inner_text("#match-count") == "2"
+    listed = page.locator("#unit-list tbody tr")
+    assert [listed.nth(k).get_attribute("data-unit") for k in range(2)] == ["p2", "p5"]
+    listed.first.click()
+    assert "error: connection refused by <b>server</b>" in page.inner_text("#pair-view")
+    page.click("nav button[data-view=runs]")
+    spec = page.inner_text("main")
+    [run] = runs
+    dataset = run.spec["dataset"]
+    for fact in (dataset["name"], dataset["version"], dataset["path"], dataset["items_sha256"],
+                 "test:flaky", "zero-shot", str(run.spec["git_revision"] or "")):
+        assert fact in spec, fact
+    execution = page.locator("dl.spec dt", has_text="execution").first.locator(
+        "xpath=following-sibling::dd[1]").inner_text()
+    assert "computed\n12" in execution and "errors\n2" in execution
+    assert "from_store\n0" in execution
+    assert page.problems == []
+
+
+def test_judge_scores_and_replies_show_in_the_pair_view(page: Any, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from mucr_util import ScriptedModel, write_release
+    from test_mucr_metrics import _script
+
+    from whatifbench.suites.mucr.importer import import_mucr
+
+    monkeypatch.setenv("WHATIF_HOME", str(tmp_path / "home"))
+    rel = write_release(tmp_path / "release")
+    import_mucr(rel.jsonl, rel.images, tmp_path / "ds")
+    _script(tmp_path / "ds", {str(r["id"]): r for r in rel.records})
+    store = RunStore(tmp_path / "store.sqlite")
+    runs = api.run_all([tmp_path / "ds"], ["test:mucr-script"], store=store,
+                       options=RunOptions(progress=False, judge="test:judge"))
+    store.close()
+    ScriptedModel.replies = {}
+    api.write_outputs(tmp_path / "run", runs)
+    [sample] = [s for s in runs[0].samples if s.item_id == "2-exp"]
+    _open(page, (tmp_path / "run" / "report.html").as_uri(),
+          f"view=items&unit={sample.pair_id}")
+    view = page.locator("#pair-view")
+    assert "judged score: 3.75" in view.inner_text()
+    judge = view.locator("details", has=page.locator("summary", has_text="judge")).first
+    judge.locator("summary").click()
+    assert "Something else happens." in judge.inner_text() and "Score: 2" in judge.inner_text()
     assert page.problems == []
