@@ -81,6 +81,16 @@ def test_overview_shows_intervals_ranking_and_counts(page: Any, run_dir: Path,
     counts = page.locator("table.counts tbody tr").nth(3).locator("td")
     unparsed = sum(s["unparsed"] for s in load_samples(run_dir) if s["model"] == "test:hostile")
     assert unparsed > 0 and counts.nth(3).inner_text() == str(unparsed)
+    # Believes its eyes: counterfactual errors that repeat the original question's answer.
+    eyes = {(s["pair_id"], s["role"]): s for s in load_samples(run_dir)
+            if s["model"] == "builtin:ignore-premise"}
+    wrong = [p for (p, role), s in eyes.items() if role == "counterfactual" and not s["correct"]]
+    repeated = sum(eyes[(p, "counterfactual")]["prediction"] == eyes[(p, "original")]["target"]
+                   for p in wrong)
+    assert wrong and repeated == len(wrong)  # ignore-premise repeats every original answer
+    share = page.locator("table.counts tbody tr").nth(2).locator("td").last.inner_text()
+    assert share == f"{100 * repeated / len(wrong):.1f}% ({repeated}/{len(wrong)})"
+    assert page.locator("table.counts tbody tr").nth(1).locator("td").last.inner_text() != share
     page.click("nav button[data-view=figures]")
     assert page.locator(".figure img").count() == 2
     assert page.evaluate("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
