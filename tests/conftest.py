@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from tiny_program_models import (  # noqa: F401  (session fixtures: detector, de
     tiny_owlvit,
 )
 
+from whatifbench import secrets
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -35,6 +38,14 @@ def whatif_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     home = tmp_path_factory.mktemp("whatif_home")
     monkeypatch.setenv("WHATIF_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def forget_secrets() -> Iterator[None]:
+    """Credentials remembered by one test's backends (``whatifbench.secrets``) are not
+    redacted from the next test's outputs."""
+    yield
+    secrets.forget_all()
 
 
 @pytest.fixture(scope="session")

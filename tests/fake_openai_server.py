@@ -32,13 +32,17 @@ Configuration (a dict, written to a JSON file for the subprocess):
 POSTs) → fault; ``cycle`` a list of faults applied to requests by number modulo its length;
 faults are ``ok``, ``429`` (with ``Retry-After: retry_after``), ``500``, ``503``, ``400``,
 ``401``, ``malformed`` (a 200 whose body is not JSON), ``drop`` (the connection is closed without
-an answer) and ``timeout`` (the answer comes after ``hang`` seconds); ``rules`` reply rules;
+an answer), ``timeout`` (the answer comes after ``hang`` seconds) and ``drip`` (the answer's
+headers at once, then its body one byte every ``drip`` seconds, so no single read ever waits
+long); ``null_content`` answers chat with ``"content": null``; ``rules`` reply rules;
 ``models`` names served (any name is accepted unless ``strict_models``); ``api_key`` when set,
 requests without ``Authorization: Bearer <api_key>`` get 401; ``echo_auth_in_errors`` puts the
-request's Authorization header into error bodies (to test that clients redact it);
+request's Authorization header into error bodies and ``echo_auth_in_replies`` into successful
+chat replies (to test that clients redact it);
 ``prompt_logprobs`` false makes the server ignore that parameter, like servers that cannot rank;
 ``reject_params`` lists body fields answered with HTTP 400 "Unrecognized request argument"
-(as OpenAI does for vLLM's extensions).
+(as OpenAI does for vLLM's extensions); ``record_bodies`` true adds each request's whole JSON
+body to its log entry (``body``), for tests that check payloads field by field.
 
 Each POST is logged (``FakeOpenAIServer.requests()``) with its number, path, fault, model,
 whether it was authorised, a hash of its body (a retry has the same hash), its arrival time and,
@@ -75,7 +79,8 @@ from fake_openai_model import (
 DEFAULTS: dict[str, Any] = {
     "latency": 0.0, "schedule": {}, "cycle": [], "retry_after": 1, "hang": 30.0, "rules": [],
     "models": ["fake-vlm"], "strict_models": False, "api_key": None,
-    "echo_auth_in_errors": False, "prompt_logprobs": True, "reject_params": [],
+    "echo_auth_in_errors": False, "echo_auth_in_replies": False, "prompt_logprobs": True,
+    "reject_params": [], "drip": 0.5, "record_bodies": False,
 }
 
 
@@ -113,6 +118,8 @@ class Handler(BaseHTTPRequestHandler):
     """One request: faults first, then the endpoint."""
 
     protocol_version = "HTTP/1.1"
+    fault = "ok"
+    """The fault of the request being answered."""
     disable_nagle_algorithm = True  # answers are not held back waiting for TCP acknowledgements
     server: Any
 
@@ -135,7 +142,20 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        if self.fault == "drip":
+            return self._drip(status, json.dumps(obj).encode())
         self._send(status, json.dumps(obj).encode(), headers=headers)
+
+    def _drip(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        for k in range(len(body)):
+            self.wfile.write(body[k:k + 1])
+            self.wfile.flush()
+            time.sleep(self.state.config["drip"])
 
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         if self.state.config["echo_auth_in_errors"]:
@@ -155,7 +175,7 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         number = self.state.next_number()
-        fault = self.state.fault(number)
+        fault = self.fault = self.state.fault(number)
         config = self.state.config
         key = config["api_key"]
         authorised = key is None or self.headers.get("Authorization") == f"Bearer {key}"
@@ -165,13 +185,15 @@ class Handler(BaseHTTPRequestHandler):
             body = None
         messages = body.get("messages") if isinstance(body, dict) else None
         self.state.record({
-            "n": number, "path": self.path, "fault": fault,
+            "n": number, "path": self.path.split("?", 1)[0], "fault": fault,
+            "query": self.path.partition("?")[2],
             "model": body.get("model") if isinstance(body, dict) else None,
             "authorised": authorised, "time": time.time(),
             "body_sha": hashlib.sha256(raw).hexdigest()[:16],
             "roles": [m.get("role") for m in messages] if isinstance(messages, list) else None,
             "images": sum(t.startswith("<image:") for t in render(messages))
-            if isinstance(messages, list) else 0})
+            if isinstance(messages, list) else 0,
+            **({"body": body} if config["record_bodies"] else {})})
         if fault == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -193,7 +215,8 @@ class Handler(BaseHTTPRequestHandler):
         if config["strict_models"] and body.get("model") not in config["models"]:
             return self._error(404, f"model {body.get('model')!r} does not exist")
         route = {"/v1/chat/completions": self._chat, "/v1/completions": self._completions,
-                 "/v1/images/generations": self._images}.get(self.path.rstrip("/"))
+                 "/v1/images/generations": self._images}.get(
+                     self.path.split("?", 1)[0].rstrip("/"))  # query parameters are ignored
         if route is None:
             return self._error(404, f"no route {self.path}")
         route(body)
@@ -207,6 +230,8 @@ class Handler(BaseHTTPRequestHandler):
         text = "".join(t for t in content_tokens(users[-1].get("content")) if len(t) == 1) \
             if users else ""
         reply = reply_for(text, config["rules"], "".join(tokens))
+        if config["echo_auth_in_replies"]:
+            reply = f"You sent {self.headers.get('Authorization')}. {reply}"
         limit = body.get("max_tokens") or body.get("max_completion_tokens")
         finish = "stop"
         if isinstance(limit, int) and len(reply) > limit:
@@ -214,8 +239,9 @@ class Handler(BaseHTTPRequestHandler):
         answer: dict[str, Any] = {
             "id": f"chatcmpl-{digest(''.join(tokens)) % 10**12}", "object": "chat.completion",
             "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
-                         "finish_reason": finish}],
+            "choices": [{"index": 0, "message": {
+                "role": "assistant", "content": None if self.fault == "null_content" else reply},
+                "finish_reason": finish}],
             "usage": {"prompt_tokens": len(tokens), "completion_tokens": len(reply),
                       "total_tokens": len(tokens) + len(reply)},
         }

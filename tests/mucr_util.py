@@ -49,7 +49,8 @@ class Release:
 
 
 def make_records(groups: int = 2, link_string: bool = False) -> list[dict[str, Any]]:
-    """``groups`` groups of four pairs in the release format (ids 1..4*groups)."""
+    """``groups`` groups of four pairs in the release format (ids 1..4*groups); their
+    ``causal_reason`` is written in the ``parts`` reading (cause image, effect image, link)."""
     records = []
     for g in range(groups):
         ids = [g * 4 + k + 1 for k in range(4)]

@@ -23,10 +23,9 @@ from whatifbench.models.base import Backend, Request, Response
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.suites.cello.build import build_cello
-from whatifbench.suites.cello.paper import PHRASE, paper_parse, paper_prompt
+from whatifbench.suites.cello.families import PHRASE
+from whatifbench.suites.cello.paper import paper_prompt
 from whatifbench.suites.cello.records import RELEASE_KEYS
-
-CASES = json.loads((Path(__file__).parent / "cases" / "cello_paper_parse.json").read_text())
 
 
 @register("backend", "test:kind")
@@ -100,6 +99,24 @@ def test_import_the_example_record_and_export_it_back(tmp_path: Path, example: d
     (line,) = out.read_text().splitlines()
     exported = json.loads(line)
     assert exported == example and list(exported) == list(RELEASE_KEYS)
+
+
+def test_the_readme_example_file_itself_imports(tmp_path: Path, shared_dir: Path,
+                                               example: dict) -> None:
+    """One pretty-printed record, as the release README shows it (tabs, several lines)."""
+    src = shared_dir / "data" / "cello" / "example_record.json"
+    assert src.read_text().count("\n") > 10
+    write_images(tmp_path / "vg", [example["img_id"]])
+    assert main(["import", "cello", "--jsonl", str(src), "--images", str(tmp_path / "vg"),
+                 "--out", str(tmp_path / "ds")]) == 0
+    (item,) = load_dataset(tmp_path / "ds").items
+    assert item.meta["data_id"] == example["data_id"] and item.target == "No"
+    array = tmp_path / "two.json"  # a JSON array of records is read too
+    array.write_text(json.dumps([example, {**example, "data_id": example["data_id"] + 1}],
+                                indent=2))
+    assert main(["import", "cello", "--jsonl", str(array), "--images", str(tmp_path / "vg"),
+                 "--out", str(tmp_path / "ds2")]) == 0
+    assert len(load_dataset(tmp_path / "ds2").items) == 2
 
 
 def test_export_import_round_trip(tmp_path: Path, built: tuple, example: dict) -> None:
@@ -196,11 +213,6 @@ def test_repeated_data_ids_keep_every_record(tmp_path: Path) -> None:
     assert ds.items[0].meta["option_kinds"] == ["graph", "correct", "unknown", "unknown"]
 
 
-@pytest.mark.parametrize("case", CASES["cases"], ids=lambda c: repr(c["reply"]))
-def test_paper_parse(case: dict) -> None:
-    assert paper_parse(case["reply"], case["choices"]).value == case["expected"]
-
-
 def test_paper_prompt_and_prefix(tmp_path: Path, example: dict) -> None:
     assert paper_prompt(example["question"], example["options"]) == (
         "Question: If the beach were to suddenly erode, would the women still be able to ride "
@@ -215,14 +227,16 @@ def test_paper_prompt_and_prefix(tmp_path: Path, example: dict) -> None:
                      "--prompt", prompt, "--parser", "paper", "--out", str(tmp_path / prompt),
                      "--no-progress"]) == 0
     paper, default = RecorderBackend.seen
-    assert paper.answer_prefix == PHRASE
-    assert paper.prompt == paper_prompt(example["question"], example["options"])
+    # a backend of no known family gets the release's generic local path: image, then the
+    # prompt with the answer phrase in the user text
+    assert paper.answer_prefix == "" and not paper.plain
+    assert paper.prompt == paper_prompt(example["question"], example["options"]) + PHRASE
+    assert paper.turns[-1].parts[0].image is not None
     assert default.answer_prefix == "" and default.prompt.startswith(example["question"])
     result = json.loads((tmp_path / "paper" / "results.json").read_text())["runs"][0]
     assert result["metrics"]["accuracy"] == 100.0
     assert result["metrics"]["parser_agreement"] == 100.0
-    assert main(["run", "--suite", str(tmp_path / "ds"), "--model", "test:recorder",
-                 "--prompt", "paper:llava", "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert result["spec"]["protocol"]["family"] == "other"
 
 
 def test_paper_rank_mode_scores_letters_after_the_phrase(tmp_path: Path, example: dict) -> None:
@@ -259,7 +273,11 @@ def test_subset_paper_is_the_release_sampling(tmp_path: Path,
         random.setstate(state)
     expected = [f"cello-{r['data_id']}" for r in sampled]
     assert len(expected) == 100 + 60 + 60
-    for extra, want in (([], expected), (["--limit", "30"], expected[:30])):
+    # --limit then takes items from each task type in turn: the first ten of each
+    firsts = {f"cello-{r['data_id']}" for task in by_task
+              for r in [x for x in sampled if x["task_type"] == task][:10]}
+    spread = [x for x in expected if x in firsts]
+    for extra, want in (([], expected), (["--limit", "30"], spread)):
         out = tmp_path / f"run{len(extra)}"
         assert main(["run", "--suite", str(tmp_path / "ds"), "--model", "builtin:random",
                      "--subset", "paper", "--out", str(out), "--no-progress", *extra]) == 0

@@ -14,14 +14,14 @@ from whatifbench.suites.cfmm.suite import CfmmSuite
 #  cf options, cf target, cf prediction); None = unparsed.
 PAIRS = [
     ("p1", "count", ("2", "3"), "2", "2", ("2", "3"), "3", "3"),      # B right, C right
-    ("p2", "count", ("2", "3"), "2", "2", ("2", "3"), "3", "2"),      # C wrong: chose basic
-    ("p3", "count", ("4", "5"), "4", "4", ("4", "6"), "6", "4"),      # C wrong: chose basic
+    ("p2", "count", ("2", "3"), "2", "2", ("2", "3", "4"), "3", "2"),  # C wrong: chose basic
+    ("p3", "count", ("4", "5"), "4", "4", ("4", "5", "6"), "6", "5"),  # C wrong: another one
     ("p4", "count", ("1", "2"), "1", "2", ("1", "2"), "2", "2"),      # B wrong, C right
     ("p5", "count", ("3", "4"), "3", "3", ("5", "6"), "6", "5"),      # basic answer not offered
     ("q1", "color", ("red", "blue"), "red", "red",
      ("red", "green"), "red", "green"),                                # cf answer unchanged
     ("q2", "color", ("red", "blue"), "blue", "red",
-     ("blue", "white"), "white", None),                                # C unparsed
+     ("blue", "white", "green"), "white", None),                       # C unparsed
 ]
 
 
@@ -58,9 +58,11 @@ def test_metrics_match_hand_computation() -> None:
     assert m["phi"] == -0.3
     # count: n11=1, n10=3, n01=1, n00=0: -3/sqrt(4*1*2*3) = -0.6124; color: no cf right → None.
     assert count["phi"] == -0.6124 and color["phi"] is None
-    # cf errors where the basic answer was an option and differs from the cf answer:
-    # p2 (chose it), p3 (chose it), q2 (unparsed) → 2/3; p5 (not offered), q1 (same) excluded.
-    assert m["cf_errors_chose_basic"] == 66.67 and m["n_cf_errors_considered"] == 3
+    # cf errors on questions with more than two options, whose basic answer is an option and
+    # differs from the cf answer: p2 (chose it), p3 (chose another), q2 (unparsed) → 1/3;
+    # p5 and q1 have two options (a wrong answer there is the basic one by construction).
+    assert m["cf_errors_chose_basic"] == 33.33 and m["n_cf_errors_considered"] == 3
+    assert m["n_cf_errors_two_options"] == 2
 
 
 def test_intervals_contain_the_estimates() -> None:
@@ -109,10 +111,10 @@ def test_tables_in_the_paper_layout() -> None:
                                            "0-shot (rank by sum)"]
     assert "count 5, color 2" in table2.notes[0]
     assert table3.groups == (("", 2), ("Total score", 3), ("Observation 1", 2))
-    assert table3.text_rows()[0] == ("m", "0-shot", "130.00", "40.00", "20.00", "-0.300", "66.7")
+    assert table3.text_rows()[0] == ("m", "0-shot", "130.00", "40.00", "20.00", "-0.300", "33.3")
     assert "2 categories present (max 200 each" in table3.notes[0]
     md = table3.to_markdown()
-    assert "| m | 0-shot | 130.00 ±70.00 | 40.00 ±40.00 | 20.00 ±30.00 | -0.300 | 66.7 |" in md
+    assert "| m | 0-shot | 130.00 ±70.00 | 40.00 ±40.00 | 20.00 ±30.00 | -0.300 | 33.3 |" in md
 
 
 def test_table_marks_a_category_a_run_lacks() -> None:

@@ -44,13 +44,16 @@ def test_rank_mode_by_default(dataset: Dataset, tmp_path: Path,
     # Right on every basic question; every counterfactual answered with the basic answer.
     assert (m["acc_b"], m["acc_c"], m["acc_plus"]) == (100.0, 0.0, 0.0)
     assert m["total"]["acc_b"] == 600.0 and m["total"]["max"] == 600
-    assert m["cf_errors_chose_basic"] == 100.0 and m["n_cf_errors_considered"] == 12
+    # every question has two options: the share would be 100 by construction, so it is absent
+    assert m["cf_errors_chose_basic"] is None and m["n_cf_errors_considered"] == 0
+    assert m["n_cf_errors_two_options"] == 12
     assert set(m["by_category"]) == {"count", "color", "size", "shape", "direction", "common"}
     first = samples[0]
     assert first["response"] is None and len(first["scores"]) == 2
     assert first["prompt"] == f"How many cups are on the table?\n{RANK_INSTRUCTION}"
     out = capsys.readouterr().out
     assert "CFMM (Table 2 layout)" in out and "Total score" in out and "600.00" in out
+    assert "cf err = basic %" not in out and "is not shown: every counterfactual" in out
     assert "| builtin:ignore-premise | 0-shot | 100.00 ±0.00 | 0.00 ±0.00 | 0.00 ±0.00 |" in md
 
 

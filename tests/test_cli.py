@@ -31,16 +31,21 @@ def test_listings(capsys: pytest.CaptureFixture[str]) -> None:
     (["run", "--suite", "{ds}", "--model", "builtin:random", "--prompt", "bogus"],
      "has no prompt 'bogus'"),
     (["run", "--suite", "{ds}", "--model", "builtin:random", "--out", "{ds}/card.json"],
-     "is a file"),
-    (["run", "--suite", "{ds}", "--model", "builtin:random", "--out", "{ds}/card.json/x"],
-     "Cannot create the folder"),
+     "lies inside the input"),
+    (["run", "--suite", "{ds}", "--model", "builtin:random", "--out", "{tmp}/notes.txt"],
+     "exists and is not a folder"),
+    (["run", "--suite", "{ds}", "--model", "builtin:random", "--out", "{tmp}/notes.txt/x"],
+     "is a file, not a folder you can write to"),
+    (["run", "--suite", "{ds}", "--model", "builtin:random", "--max-new-tokens", "0"],
+     "must be a positive number"),
     (["run", "--suite", "{ds}", "-M", "novalue"], "key=value"),
     (["generate"], "needs a name"),
 ])
 def test_bad_input_gives_one_message(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                      argv: list[str], needle: str) -> None:
     ds = make_choice_dataset(tmp_path / "ds")
-    before = {p: p.read_bytes() for p in ds.rglob("*") if p.is_file()}
+    (tmp_path / "notes.txt").write_text("mine")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     argv = [a.format(ds=ds, tmp=tmp_path) for a in argv]
     if "--out" not in argv:
         argv += ["--out", str(tmp_path / "out")] if argv[0] == "run" else []
@@ -49,8 +54,8 @@ def test_bad_input_gives_one_message(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2
     assert needle in err and "Traceback" not in err
     assert err.count("whatif: error:") == 1
-    assert not (tmp_path / "out" / "results.json").exists()
-    assert {p: p.read_bytes() for p in ds.rglob("*") if p.is_file()} == before
+    assert not (tmp_path / "out").exists()  # not even an empty folder
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 def test_run_writes_reports_with_escaped_model_text(tmp_path: Path) -> None:

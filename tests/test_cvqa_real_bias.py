@@ -108,7 +108,9 @@ def test_cli_writes_table_json_and_png(tmp_path: Path, capsys: pytest.CaptureFix
     run = make_run(tmp_path / "run")
     code = main(["analyze", "bias", str(run), "--groups", str(groups_file(tmp_path / "g.csv"))])
     out = capsys.readouterr().out
-    assert code == 0 and "female − male" in out and "40.0" in out
+    assert code == 0 and "Δ(female) − Δ(male)" in out
+    # the tables show the change Δ = cf − orig (a drop is negative); bias.json keeps diff
+    assert "-40.0" in out and "-20.0" in out and "-60.0" in out and "Δ 95% CI" in out
     data = json.loads((run / "bias" / "bias.json").read_text())
     assert [g["gap"] for g in data["gaps"]] == [40.0, 0.0]
     with Image.open(run / "bias" / "bias.png") as img:

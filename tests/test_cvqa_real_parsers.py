@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -11,6 +12,7 @@ from whatifbench.answers.numbers import extract_number
 from whatifbench.answers.yesno import extract_yes_no
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
+from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa_real.paper_parser import paper_boolean, paper_number, tokens
 from whatifbench.suites.cvqa_real.suite import CvqaRealSuite
 
@@ -23,7 +25,9 @@ YESNO = json.loads((CASES / "answers_yesno.json").read_text(encoding="utf-8"))["
 @pytest.mark.parametrize("case", PAPER["cases"], ids=lambda c: f"{c['rule']}:{c['reply'][:30]}")
 def test_paper_parser_case_table(case: dict) -> None:
     parse = paper_number if case["kind"] == "number" else paper_boolean
-    assert parse(case["reply"]).value == case["expect"]
+    found = parse(case["reply"])
+    assert found.value == case["expect"]
+    assert (found.flag == "release-crash") == (case.get("flag") == "release-crash")
 
 
 def test_paper_case_table_exercises_every_rule() -> None:
@@ -72,3 +76,33 @@ def test_prompts_default_and_paper_families() -> None:
         "How many clocks? Answer the question using a single word or phrase.")
     assert suite.prompt_text(item, Protocol(prompt="paper:blip2")) == (
         "Question: How many clocks? Short answer:")
+
+
+@pytest.mark.parametrize(("spec", "model_type", "prompt", "expected"), [
+    ("hf:/m", "blip-2", "paper", "paper:blip2"),
+    ("hf:/m", "instructblip", "paper", "paper:instructblip"),
+    ("hf:/m", "qwen2_vl", "paper", "paper:qwen"), ("hf:/m", "llava", "paper", "paper:llava"),
+    ("openai:gpt-4o", "", "paper", "paper:llava"),
+    ("hf:/m", "blip-2", "paper:minigpt", "paper:minigpt"),
+    ("hf:/m", "blip-2", "default", "default"),
+])
+def test_paper_prompt_family_follows_the_backend(spec: str, model_type: str, prompt: str,
+                                                 expected: str) -> None:
+    backend = SimpleNamespace(spec=spec, model_type=model_type)
+    bound = CvqaRealSuite().bind(Protocol(prompt=prompt), backend)  # type: ignore[arg-type]
+    assert bound.prompt == expected
+    assert bound.family == (expected.split(":")[1] if ":" in expected else None)
+    with pytest.raises(WhatifError, match="Unknown paper prompt family 'gpt'"):
+        CvqaRealSuite().bind(Protocol(prompt="paper:gpt"), backend)  # type: ignore[arg-type]
+
+
+def test_a_misspelt_paper_prompt_is_refused(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from util import make_choice_dataset
+
+    from whatifbench.cli.main import main
+
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=2)
+    assert main(["run", "--suite", str(ds), "--model", "builtin:random", "--prompt", "papers",
+                 "--out", str(tmp_path / "x"), "--no-progress"]) == 2
+    assert "has no prompt 'papers'" in capsys.readouterr().err

@@ -86,9 +86,17 @@ def test_export_refuses_to_overwrite_without_flag(generated: Path, tmp_path: Pat
     assert main(["export", str(generated), "--format", "cvqa-csv", "--out", str(out)]) == 2
     assert "already exists and is not empty" in capsys.readouterr().err
     assert (out / "keep.txt").read_text() == "mine"
+    # --overwrite replaces only a folder we wrote: this one is the user's
     assert main(["export", str(generated), "--format", "cvqa-csv", "--out", str(out),
+                 "--overwrite"]) == 2
+    assert "did not write it" in capsys.readouterr().err
+    assert (out / "keep.txt").read_text() == "mine"
+    ours = tmp_path / "ours"
+    assert main(["export", str(generated), "--format", "cvqa-csv", "--out", str(ours)]) == 0
+    (ours / "questions.csv").write_text("stale")
+    assert main(["export", str(generated), "--format", "cvqa-csv", "--out", str(ours),
                  "--overwrite"]) == 0
-    assert (out / "questions.csv").is_file() and not (out / "keep.txt").exists()
+    assert (ours / "questions.csv").read_text().startswith("img_path,")
 
 
 def run_import(csv_path: Path, images: Path, out: Path,

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from mucr_util import make_records, write_release
+from mucr_util import make_records, photo, write_release
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
@@ -29,7 +29,7 @@ def test_template_format_imports_four_items_per_pair(tmp_path: Path,
     before = {p: p.read_bytes() for p in (tmp_path / "release").rglob("*") if p.is_file()}
     out = tmp_path / "ds"
     assert main(["import", "mucr", "--jsonl", str(rel.jsonl), "--images", str(rel.images),
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--causal-reason", "parts"]) == 0
     assert "Wrote 32 items (8 pairs)" in capsys.readouterr().out
     assert {p: p.read_bytes() for p in before} == before  # inputs untouched
     ds = load_dataset(out)
@@ -164,7 +164,7 @@ def test_missing_and_corrupt_images(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_malformed_line_and_bad_fields_all_reported(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     records = make_records()
-    records[6]["label"] = "robot"
+    records[6]["label"] = 7  # not a text (an unknown text is kept; see the template test)
     records[7]["false_cue"] = ["only one"]
     rel = write_release(tmp_path / "release", records)
     lines = rel.jsonl.read_text().splitlines()
@@ -176,7 +176,7 @@ def test_malformed_line_and_bad_fields_all_reported(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2 and not out.exists()
     assert "mucr.jsonl:2: not valid JSON" in err
-    assert "mucr.jsonl:7: 'label' is 'robot'; use one of human, animal, plant" in err
+    assert "mucr.jsonl:7: 'label' must be a non-empty text such as 'human', got 7" in err
     assert "mucr.jsonl:8: 'false_cue' must be a list of three" in err
     assert "links to '2'" not in err  # links to a broken record are not reported twice
     assert "Traceback" not in err
@@ -220,3 +220,87 @@ def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                  "--out", str(tmp_path / "ds")])
     assert code == 2 and "holds no records" in capsys.readouterr().err
     assert not (tmp_path / "ds").exists()
+
+
+def _template_group(shared_dir: Path) -> list[dict]:
+    """The release README's record template (shared data), verbatim but for the four ids of a
+    group and their links."""
+    template = json.loads((shared_dir / "data" / "mucr" / "record_template.json").read_text())
+    ids = ["ID", "a", "b", "c"]
+    return [{**template, "id": rid, "link_id": "[" + ",".join(i for i in ids if i != rid) + "]"}
+            for rid in ids]
+
+
+def test_the_readme_template_imports(tmp_path: Path, shared_dir: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Its placeholders 'label' and 'style' are kept as categories of their own (one warning);
+    its image names have spaces and no extension."""
+    records = _template_group(shared_dir)
+    assert records[1]["label"] == "label" and records[1]["image_0"] == "cause image"
+    src = tmp_path / "template.json"
+    src.write_text("\n".join(json.dumps(r, indent=1) for r in records))  # pretty-printed
+    images = tmp_path / "images"
+    images.mkdir()
+    photo("astronaut").save(images / "cause image", format="PNG")
+    photo("coffee").save(images / "effect image", format="JPEG")
+    out = tmp_path / "ds"
+    assert main(["import", "mucr", "--jsonl", str(src), "--images", str(images), "--out",
+                 str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1
+    assert "label 'label' (4)" in err and "style 'style' (4)" in err and "kept as given" in err
+    ds = load_dataset(out)
+    assert len(ds.items) == 16
+    assert ds.card.counts["pairs_by_category"] == {"human": 0, "animal": 0, "plant": 0,
+                                                   "character": 0, "mixture": 0, "label": 4}
+    assert ds.card.counts["pairs_by_style"] == {"photograph": 0, "comic": 0, "style": 4}
+    assert ds.card.counts["unknown_labels"] == {"label": 4}
+    assert ds.card.generator["params"]["causal_reason"] == "annotators"
+    exp = next(i for i in ds.items if i.id == "ID-exp")
+    assert exp.meta["category"] == "label" and exp.meta["style"] == "style"
+    # annotators: each placeholder is one whole explanation, the reference of every part
+    assert exp.meta["references"] == [["Explanation_1", "Explanation_2", "Explanation_3"]] * 3
+    assert exp.meta["reference_reading"] == "annotators"
+    assert main(["run", "--suite", str(out), "--model", "builtin:random", "--out",
+                 str(tmp_path / "run"), "--no-progress"]) == 0
+    metrics = json.loads((tmp_path / "run" / "results.json").read_text())["runs"][0]["metrics"]
+    assert set(metrics["by_category"]) == {"label"} and set(metrics["by_style"]) == {"style"}
+    assert "label" in (tmp_path / "run" / "report.md").read_text()
+
+
+ANNOTATORS = [
+    ("The cause image shows a man under dark clouds. The effect image shows him soaked. The "
+    "clouds brought rain."),
+    "1. A man walks as clouds gather.\n2. The man is wet through.\n3. Bad weather: it rained.",
+    ["A cloudy sky over a walker.", "A drenched walker.", "The storm broke."],
+    "He got wet.",
+]
+
+
+def test_causal_reason_readings(tmp_path: Path) -> None:
+    records = make_records(groups=1)
+    records[0]["causal_reason"] = ANNOTATORS
+    rel = write_release(tmp_path / "release", records)
+    import_mucr(rel.jsonl, rel.images, tmp_path / "ann")
+    exp = next(i for i in load_dataset(tmp_path / "ann").items if i.id == "1-exp")
+    assert exp.meta["references"] == [
+        ["The cause image shows a man under dark clouds.", "A man walks as clouds gather.",
+         "A cloudy sky over a walker.", "He got wet."],
+        ["The effect image shows him soaked.", "The man is wet through.", "A drenched walker.",
+         "He got wet."],
+        ["The clouds brought rain.", "Bad weather: it rained.", "The storm broke.",
+         "He got wet."]]
+    assert exp.target == ("1. The cause image shows a man under dark clouds.\n2. The effect "
+                          "image shows him soaked.\n3. The clouds brought rain.")
+    # the later README's single string is one annotator's explanation
+    records[0]["causal_reason"] = ANNOTATORS[0]
+    rel = write_release(tmp_path / "one", records)
+    import_mucr(rel.jsonl, rel.images, tmp_path / "one-ds")
+    exp = next(i for i in load_dataset(tmp_path / "one-ds").items if i.id == "1-exp")
+    assert [len(refs) for refs in exp.meta["references"]] == [1, 1, 1]
+    # the parts reading needs three entries
+    with pytest.raises(WhatifError, match="must hold three explanations .*import with "
+                                          "--causal-reason annotators"):
+        import_mucr(rel.jsonl, rel.images, tmp_path / "parts", causal_reason="parts")
+    with pytest.raises(WhatifError, match="Unknown causal_reason reading 'sentences'"):
+        import_mucr(rel.jsonl, rel.images, tmp_path / "x", causal_reason="sentences")

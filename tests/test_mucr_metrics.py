@@ -39,7 +39,7 @@ def test_judge_reply_score(reply: str, score: float | None) -> None:
 
 def _dataset(tmp_path: Path) -> tuple[Path, dict[str, dict]]:
     rel = write_release(tmp_path / "release")
-    import_mucr(rel.jsonl, rel.images, tmp_path / "ds")
+    import_mucr(rel.jsonl, rel.images, tmp_path / "ds", causal_reason="parts")
     return tmp_path / "ds", {str(r["id"]): r for r in rel.records}
 
 

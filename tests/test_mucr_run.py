@@ -22,7 +22,7 @@ from whatifbench.suites.mucr.importer import import_mucr
 def release(tmp_path: Path) -> tuple[Path, Path]:
     """(release folder, dataset folder) of two groups of four pairs."""
     rel = write_release(tmp_path / "release")
-    import_mucr(rel.jsonl, rel.images, tmp_path / "ds")
+    import_mucr(rel.jsonl, rel.images, tmp_path / "ds", causal_reason="parts")
     return tmp_path / "release", tmp_path / "ds"
 
 

@@ -18,6 +18,7 @@ from whatifbench.models.openai_compat.backend import OpenAIBackend
 from whatifbench.models.openai_compat.client import retry_after
 from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor, sanitize_url
 from whatifbench.models.openai_compat.payloads import (
+    EmptyReply,
     MalformedReply,
     RankingUnsupported,
     candidate_scores,
@@ -103,7 +104,7 @@ def test_describe_and_cache_identity_keep_credentials_and_execution_out() -> Non
     identity = backend.cache_identity()
     assert "max_connections" not in identity["args"] and identity["args"]["temperature"] == 0.5
     other = OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "max_connections": 64,
-                                       "temperature": 0.5})
+                                       "temperature": 0.5, "api_key": "sk-2y"})
     assert other.cache_identity() == identity
 
 
@@ -143,7 +144,9 @@ def test_reply_parsing_rejects_malformed_answers() -> None:
     text, meta = reply_text({"choices": [{"message": {"content": "B"}, "finish_reason": "stop"}],
                              "usage": {"prompt_tokens": 3, "completion_tokens": 1}})
     assert (text, meta["finish_reason"], meta["usage"]["prompt_tokens"]) == ("B", "stop", 3)
-    assert reply_text({"choices": [{"message": {"content": None}}]})[0] == ""
+    assert reply_text({"choices": [{"message": {"content": ""}}]})[0] == ""
+    with pytest.raises(EmptyReply, match="content is null"):  # a failed call, not an answer
+        reply_text({"choices": [{"message": {"content": None}, "finish_reason": "length"}]})
     bad: Any
     for bad in ({}, {"choices": []}, {"choices": [{"message": {"content": 3}}]}, []):
         with pytest.raises(MalformedReply):
@@ -159,10 +162,10 @@ def test_reply_parsing_rejects_malformed_answers() -> None:
 def test_arguments_of_the_other_backends_in_one_run_are_left_to_them() -> None:
     """``--model hf:DIR --model openai:NAME`` share their -M arguments."""
     backend = OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_size": 4,
-                                         "dtype": "bf16", "max_connections": 3})
+                                         "dtype": "bf16", "max_connections": 3, "api_key": "k"})
     assert backend.args == {"base_url": "http://h:5/v1", "max_connections": 3}
     with pytest.raises(WhatifError, match="Unknown argument"):
-        OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_sise": 4})
+        OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_sise": 4, "api_key": "k"})
 
 
 def test_generation_body_sends_the_budget_under_the_chosen_name(tmp_path: Path) -> None:

@@ -82,7 +82,7 @@ def test_mucr_openai_judge(tmp_path: Path, fake_openai: Any, monkeypatch: pytest
     server = _server(fake_openai, [{"contains": "Score from 0", "reply": "7"}])
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     release = write_release(tmp_path / "release")
-    import_mucr(release.jsonl, release.images, tmp_path / "ds")
+    import_mucr(release.jsonl, release.images, tmp_path / "ds", causal_reason="parts")
     items = load_dataset(tmp_path / "ds").items
     ScriptedModel.replies = {i.id: "1. A cause.\n2. An effect.\n3. A link." for i in items
                              if i.role == "exp"}

@@ -12,15 +12,16 @@ import time
 from pathlib import Path
 
 import pytest
-from util import make_choice_dataset
+from util import make_choice_dataset, run_outputs
 
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
 from whatifbench.runner.backends import make_backend, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, evaluate
-from whatifbench.runner.requests import RequestBuilder, choose_demos, select_items
+from whatifbench.runner.requests import RequestBuilder, choose_demos, limit_groups, select_items
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cvqa_synthetic.suite import CvqaSyntheticSuite
 
@@ -78,8 +79,7 @@ def test_killed_run_resumes_with_identical_results(tmp_path: Path, how: str) -> 
     clean = _cli([*args, "--out", str(out2)], clean_home)
     _, err2 = clean.communicate(timeout=120)
     assert clean.returncode == 0, err2
-    assert (out1 / "results.json").read_text() == (out2 / "results.json").read_text()
-    assert (out1 / "samples.jsonl").read_text() == (out2 / "samples.jsonl").read_text()
+    assert run_outputs(out1) == run_outputs(out2)  # identical but for the random run_id
 
 
 def test_second_run_is_served_from_the_store(tmp_path: Path) -> None:
@@ -118,6 +118,40 @@ def test_limit_keeps_pairs_whole_and_subset_is_seeded(tmp_path: Path) -> None:
     assert a != select_items(items, None, 0.3, seed=6)
     with pytest.raises(WhatifError, match="--subset"):
         select_items(items, None, 1.5, 0)
+
+
+def _pairs(groups: list[str], per_pair_group: bool = True) -> list[Item]:
+    items = []
+    for k, g in enumerate(groups):
+        for role in ("original", "counterfactual"):
+            items.append(Item(f"p{k}-{role[0]}", ("images/x.png",), "q", "number", "1",
+                              pair_id=f"p{k}", role=role,
+                              group=g if per_pair_group else role, meta={"category": g}))
+    return items
+
+
+def test_limit_spreads_whole_pairs_over_the_groups() -> None:
+    items = _pairs(["a"] * 5 + ["b"] * 5 + ["c"] * 5)  # groups in blocks, as in the releases
+    chosen = select_items(items, 12, None, 0)
+    assert [i.pair_id for i in chosen][::2] == ["p0", "p1", "p5", "p6", "p10", "p11"]
+    assert [i.id for i in chosen] == [i.id for i in items if i in chosen]  # file order kept
+    assert select_items(items, 12, None, 0) == chosen  # deterministic
+    odd = select_items(items, 5, None, 0)  # never half a pair: rounded up to whole pairs
+    assert len(odd) == 6 and {i.group for i in odd} == {"a", "b", "c"}
+    assert len(select_items(items, 1000, None, 0)) == 30
+    mixed = _pairs(["x"] * 4 + ["y"] * 4, per_pair_group=False)  # MuCR-like: by category
+    assert {i.meta["category"] for i in select_items(mixed, 4, None, 0)} == {"x", "y"}
+    assert limit_groups(mixed) == {f"p{k}": "x" if k < 4 else "y" for k in range(8)}
+    with pytest.raises(WhatifError, match="--limit must be a positive"):
+        select_items(items, 0, None, 0)
+
+
+def test_the_run_spec_records_the_groups_a_limit_covered(tmp_path: Path) -> None:
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=10)
+    run = api.run_all([load_dataset(ds)], ["builtin:random"], {}, Protocol(),
+                      RunOptions(limit=6, progress=False), RunStore(tmp_path / "s.sqlite"))[0]
+    assert run.spec["selection"]["limit"] == 6
+    assert run.spec["selection"]["groups"] == {"abs_counting_1": 2, "abs_counting_2": 1}
 
 
 def test_one_shot_demonstrations_come_from_outside_the_evaluated_set(tmp_path: Path) -> None:

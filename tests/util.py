@@ -1,11 +1,15 @@
-"""Small hand-built datasets for tests of the core (no generator needed)."""
+"""Small hand-built datasets for tests of the core (no generator needed), and helpers to run
+``whatif`` as a real process and compare folders."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from PIL import Image
@@ -50,3 +54,40 @@ def page_data(page: str) -> dict:
                       re.S)
     assert found, "the page has no data block"
     return json.loads(found.group(1))
+
+
+def run_outputs(folder: Path) -> tuple[object, list[object]]:
+    """``results.json`` and ``samples.jsonl`` of a run folder, parsed, without the random
+    ``run_id`` (the one part that differs between otherwise identical runs)."""
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    results.pop("run_id")
+    samples = [json.loads(line) for line in
+               (folder / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    for sample in samples:
+        sample.pop("run_id")
+    return results, samples
+
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def whatif_env(home: Path | None = None) -> dict[str, str]:
+    """The environment for a ``whatif`` subprocess running this checkout's source."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    if home is not None:
+        env["WHATIF_HOME"] = str(home)
+    return env
+
+
+def whatif(args: list[str], cwd: Path | None = None, home: Path | None = None,
+           timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m whatifbench ARGS`` as a real process; return it finished."""
+    return subprocess.run([sys.executable, "-m", "whatifbench", *args], cwd=cwd,
+                          env=whatif_env(home), text=True, capture_output=True, timeout=timeout,
+                          check=False)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative path → bytes), hidden ones included."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}

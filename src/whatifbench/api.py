@@ -15,21 +15,26 @@ from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend
 from whatifbench.report.render import tables_for, write_outputs
-from whatifbench.runner.backends import make_backend
+from whatifbench.runner.backends import check_shared_args, make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.executor import Executor, ExecutorConfig, open_executor
 from whatifbench.runner.naming import named_models
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
 
 __all__ = [
     "DEFAULT_MODELS",
+    "ExecutorConfig",
     "Protocol",
     "RunOptions",
     "RunStore",
+    "applicable",
     "default_suite",
     "evaluate",
     "load_dataset",
+    "open_executor",
     "run_all",
     "tables_for",
     "write_outputs",
@@ -47,12 +52,20 @@ def default_suite(log: Callable[[str], None] | None = None, progress: bool = Fal
     """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME``
     (``progress``: a bar of images drawn while it is generated)."""
     name, params, seed = DEFAULT_SUITE
+    return generated_suite(name, params, seed, log, progress)
+
+
+def generated_suite(name: str, params: Mapping[str, Any], seed: int,
+                    log: Callable[[str], None] | None = None, progress: bool = False) -> Path:
+    """The suite the generator ``name`` makes with ``params`` and ``seed``, generated once under
+    ``$WHATIF_HOME/suites`` (regenerated when the folder does not load; ``progress``: a bar of
+    images drawn while it is generated)."""
     generator = lookup("generator", name).obj
     tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
     folder = whatif_home() / "suites" / f"{name}-{tag}-seed{seed}-v{generator.version}"
     if (folder / "items.jsonl").is_file():
         try:
-            load_dataset(folder)
+            load_dataset(folder, verify=True)
             return folder
         except WhatifError:
             pass
@@ -65,32 +78,78 @@ def default_suite(log: Callable[[str], None] | None = None, progress: bool = Fal
 def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             model_args: Mapping[str, Any] | None = None, protocol: Protocol | None = None,
             options: RunOptions | None = None, store: RunStore | None = None,
-            on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
-    """Evaluate every dataset with every model; datasets are validated before any model loads.
+            on_result: Callable[[RunResult], None] | None = None, *, defaults: bool = False,
+            on_skip: Callable[[str], None] | None = None,
+            executor: Executor | None = None) -> list[RunResult]:
+    """Evaluate every dataset with every model.
 
+    Before any model is called: the datasets are validated; every backend is created, which
+    checks its ``-M`` arguments and credentials; and every model is checked to apply to every
+    dataset (``Backend.inapplicable``: an inapplicable pairing is refused with the reason, or,
+    with ``defaults`` — the models were not chosen by the user — left out and reported to
+    ``on_skip``). ``executor`` decides where requests are answered (default: in this process;
+    see ``runner.executor.open_executor`` for Ray); the run store is written here either way.
     A model given as ``NAME=SPEC`` is shown as NAME; the spec records it as ``model_name``.
     """
     named = named_models(models)
-    loaded = [d if isinstance(d, Dataset) else load_dataset(d) for d in datasets]
+    specs = [spec for _, spec in named]
+    loaded = [d if isinstance(d, Dataset) else load_dataset(d, verify=True) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
+    args = dict(model_args or {})
+    shared = len(models) > 1
+    if shared:
+        check_shared_args(args, specs)
+    backends: list[Backend] = []
     own_store = store is None
-    store = store or RunStore()
     results: list[RunResult] = []
     try:
-        for name, spec in named:
-            backend = make_backend(spec, model_args or {})
-            try:
-                for dataset in loaded:
-                    result = evaluate(dataset, backend, protocol, store, options)
-                    if name:
-                        result = replace(result, spec={**result.spec, "model_name": name})
-                    results.append(result)
-                    if on_result:
-                        on_result(result)
-            finally:
-                backend.close()
+        backends += [executor.make_backend(spec, args, shared=shared) if executor is not None
+                     else make_backend(spec, args, shared=shared) for spec in specs]
+        names = {id(backend): name for backend, (name, _) in zip(backends, named, strict=True)}
+        plan = applicable(loaded, backends, defaults, on_skip)
+        store = store or RunStore()
+        for backend, chosen in plan:
+            for dataset in chosen:
+                result = evaluate(dataset, backend, protocol, store, options)
+                if names[id(backend)]:
+                    result = replace(result, spec={**result.spec,
+                                                   "model_name": names[id(backend)]})
+                results.append(result)
+                if on_result:
+                    on_result(result)
+            backend.close()  # free its memory before the next model loads
     finally:
-        if own_store:
+        for backend in backends:
+            backend.close()
+        if own_store and store is not None:
             store.close()
     return results
+
+
+def applicable(datasets: Sequence[Dataset], backends: Sequence[Backend], defaults: bool = False,
+               on_skip: Callable[[str], None] | None = None
+               ) -> list[tuple[Backend, list[Dataset]]]:
+    """Each backend with the datasets it can answer (``Backend.inapplicable``). A pairing that
+    does not apply raises a ``WhatifError`` naming the reason, unless ``defaults``: then it is
+    left out (``on_skip`` hears why) and backends left with no dataset are dropped."""
+    plan: list[tuple[Backend, list[Dataset]]] = []
+    for backend in backends:
+        chosen = []
+        for dataset in datasets:
+            why = backend.inapplicable(dataset.suite, dataset.card.generator.get("name"))
+            if why is None:
+                chosen.append(dataset)
+            elif defaults:
+                if on_skip:
+                    on_skip(f"{backend.spec} is left out on {dataset.card.name} "
+                            f"({dataset.root}): {why}.")
+            else:
+                raise WhatifError(
+                    f"The model {backend.spec} does not apply to the dataset {dataset.root} "
+                    f"(suite {dataset.suite}): {why}. Choose another --model ('whatif models' "
+                    "lists them), or leave --model out to run the built-in models that apply."
+                )
+        if chosen:
+            plan.append((backend, chosen))
+    return plan

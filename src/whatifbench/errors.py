@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+EXIT_OK = 0
+"""The command did what was asked."""
+EXIT_INTERNAL = 1
+"""A bug in whatifbench (an internal error)."""
+EXIT_USER = 2
+"""A ``WhatifError``: bad input or an unusable environment, said in one message."""
+EXIT_BACKEND_ERRORS = 3
+"""``whatif run`` finished and wrote its outputs, but some items ended in a backend error (the
+outputs show them; running the same command again retries exactly those)."""
+EXIT_INTERRUPTED = 130
+"""Interrupted (Ctrl-C); what was received is in the run store."""
+
 
 class WhatifError(Exception):
     """A problem the user can fix.

@@ -4,7 +4,8 @@ Joins a user's CSV ``image,group`` (e.g. perceived gender from a COCO annotation
 run folder's ``samples.jsonl``. Per dataset × model and subgroup: original and counterfactual
 accuracy over complete pairs, ``diff = original − counterfactual`` (points); per pair of
 subgroups the gap ``diff(a) − diff(b)`` with a seeded bootstrap 95 % interval that resamples
-pairs within each subgroup.
+pairs within each subgroup. ``bias.json`` keeps these; the tables and the plot show the change
+Δ = counterfactual − original = −diff, as every table of whatifbench does.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from whatifbench.core.dataset import iter_jsonl, problems_message
-from whatifbench.core.fsutil import ensure_dir, write_text_atomic
+from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import (
@@ -30,8 +31,9 @@ from whatifbench.metrics.stats import (
     percent,
     stratified_bootstrap_ci,
 )
+from whatifbench.report.errors import errors_sentence
 from whatifbench.report.table import Table, fmt
-from whatifbench.runner.results import load_runs
+from whatifbench.runner.results import RunResult, load_runs
 
 MIN_PAIRS = 10
 """Subgroups with fewer pairs get a warning (below two: no interval at all)."""
@@ -95,6 +97,9 @@ class BiasReport:
     """Bootstrap seed."""
     warnings: tuple[str, ...] = ()
     """Subgroups too small for their interval to mean much (fewer than ``MIN_PAIRS``)."""
+    backend_errors: tuple[tuple[str, str, int, int], ...] = ()
+    """``(dataset, model, items that ended in a backend error, items)`` of the runs that had
+    errors (those items count as wrong above)."""
 
 
 def read_groups(path: Path) -> dict[str, str]:
@@ -129,11 +134,12 @@ def read_groups(path: Path) -> dict[str, str]:
     return groups
 
 
-def run_pairs(run: Path) -> dict[tuple[str, str], list[tuple[str, str, bool, bool]]]:
+def run_pairs(run: Path, results: Sequence[RunResult] | None = None
+              ) -> dict[tuple[str, str], list[tuple[str, str, bool, bool]]]:
     """Per (dataset, model): ``(pair id, image, original right, counterfactual right)`` per
-    full pair."""
+    full pair (``results``: the runs of the folder, when already loaded)."""
     out: dict[tuple[str, str], list[tuple[str, str, bool, bool]]] = {}
-    for result in load_runs(run):
+    for result in results if results is not None else load_runs(run):
         by_pair: dict[str, dict[str, Sample]] = {}
         for s in result.samples:
             if s.pair_id is not None and s.role is not None:
@@ -176,7 +182,8 @@ def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
                  samples: int = BOOTSTRAP_SAMPLES) -> BiasReport:
     """The subgroup accuracies, diffs and gaps of every model in a run folder."""
     groups = read_groups(Path(groups_file))
-    pairs = run_pairs(Path(run))
+    results = load_runs(Path(run))
+    pairs = run_pairs(Path(run), results)
     stats: list[SubgroupStats] = []
     gaps: list[Gap] = []
     ungrouped: set[tuple[str, str]] = set()
@@ -214,11 +221,9 @@ def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
         raise WhatifError(f"No image of the run {run} is listed in {groups_file}; check that its "
                           "'image' column holds the COCO file names.")
     return BiasReport(tuple(stats), tuple(gaps), len(ungrouped),
-                      len(set(groups) - used), seed, tuple(warnings))
-
-
-def _interval(ci: tuple[float, float] | None) -> str:
-    return "–" if ci is None else f"[{fmt(ci[0])}, {fmt(ci[1])}]"
+                      len(set(groups) - used), seed, tuple(warnings),
+                      tuple((r.dataset, r.model, r.n_errors, r.n_items) for r in results
+                            if r.n_errors))
 
 
 def _diff(o: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -229,36 +234,60 @@ def _gap(oa: np.ndarray, ca: np.ndarray, ob: np.ndarray, cb: np.ndarray) -> np.n
     return _diff(oa, ca) - _diff(ob, cb)
 
 
+def _signed(value: float) -> str:
+    """A change with its sign (``-20.0``, ``+0.0``)."""
+    return f"{round(value, 1) or 0.0:+.1f}"
+
+
+def _interval(ci: tuple[float, float] | None) -> str:
+    """The interval of ``-x`` from that of ``x``, signed (``–`` when there is none)."""
+    return "–" if ci is None else f"[{_signed(-ci[1])}, {_signed(-ci[0])}]"
+
+
 def bias_tables(report: BiasReport) -> list[Table]:
-    """The subgroup table and the gap table."""
+    """The subgroup table and the gap table, showing the change Δ = counterfactual − original
+    (``bias.json`` keeps ``diff`` = original − counterfactual = −Δ and its gaps)."""
     rows = tuple((s.model, s.subgroup, str(s.n_pairs) + ("!" if s.n_pairs < MIN_PAIRS else ""),
-                  fmt(s.original_accuracy), fmt(s.counterfactual_accuracy), fmt(s.diff),
+                  fmt(s.original_accuracy), fmt(s.counterfactual_accuracy), _signed(-s.diff),
                   _interval(s.diff_ci)) for s in report.subgroups)
-    notes = ((f"diff = original − counterfactual accuracy (points); 95% bootstrap intervals "
-              f"over pairs, seed {report.seed}."),
+    notes = (("Δ = counterfactual − original accuracy (points; negative: the premise lowers "
+              "accuracy); bias.json's diff = original − counterfactual = −Δ. 95% bootstrap "
+              f"intervals over pairs, seed {report.seed}."),
              (f"{report.ungrouped_pairs} evaluated pair(s) have no group; "
               f"{report.unused_images} image(s) of the groups file were not evaluated."),
              *(f"! {w}" for w in report.warnings))
-    gap_rows = tuple((g.model, f"{g.first} − {g.second}", fmt(g.gap), _interval(g.ci))
-                     for g in report.gaps)
+    gap_rows = tuple((g.model, f"Δ({g.first}) − Δ({g.second})", _signed(-g.gap),
+                      _interval(g.ci)) for g in report.gaps)
+    failed: tuple[str, ...] = ()
+    if report.backend_errors:
+        failed = (errors_sentence([f"{model} on {dataset}: {n} of {total} items"
+                                   for dataset, model, n, total in report.backend_errors]),)
     return [Table("Bias: accuracy by image subgroup (C-VQA §4.3)",
-                  ("model", "subgroup", "pairs", "orig", "cf", "diff", "diff 95% CI"), rows,
-                  notes=notes),
-            Table("Bias: gap between subgroups' diffs", ("model", "gap", "points", "95% CI"),
-                  gap_rows, notes=(("A positive gap means the counterfactual premise costs "
-                                    "the model more on the first subgroup."),))]
+                  ("model", "subgroup", "pairs", "orig", "cf", "Δ", "Δ 95% CI"), rows,
+                  notes=(*notes, *failed)),
+            Table("Bias: gap between subgroups' changes", ("model", "gap", "points", "95% CI"),
+                  gap_rows, notes=(("A negative gap means the counterfactual premise costs "
+                                    "the model more on the first subgroup (bias.json's gap = "
+                                    "diff(a) − diff(b) has the opposite sign)."), *failed))]
 
 
-def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:
-    """Write ``bias.json``, ``bias.md`` and the bar plot ``bias.png`` into ``out``."""
+def write_bias(report: BiasReport, out: Path, overwrite: bool = False,
+               inputs: Iterable[PathLike] = ()) -> dict[str, Path]:
+    """Write ``bias.json``, ``bias.md`` and the bar plot ``bias.png`` as the new folder ``out``
+    (staged, published whole; ``overwrite`` replaces an earlier analysis folder of ours)."""
+    with staged_dir(out, overwrite, inputs, kind="analysis") as stage:
+        _write_bias(report, stage)
+    return {"json": out / "bias.json", "md": out / "bias.md", "png": out / "bias.png"}
+
+
+def _write_bias(report: BiasReport, out: Path) -> None:
     from whatifbench.report.plots import bar_chart
 
-    ensure_dir(out)
     paths = {"json": out / "bias.json", "md": out / "bias.md", "png": out / "bias.png"}
-    write_text_atomic(paths["json"], json.dumps(asdict(report), indent=2, ensure_ascii=False)
-                      + "\n")
-    write_text_atomic(paths["md"], "\n\n".join(t.to_markdown() for t in bias_tables(report))
-                      + "\n")
+    paths["json"].write_text(json.dumps(asdict(report), indent=2, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
+    paths["md"].write_text("\n\n".join(t.to_markdown() for t in bias_tables(report)) + "\n",
+                           encoding="utf-8")
     runs = list(dict.fromkeys((s.dataset, s.model) for s in report.subgroups))
     several = len({d for d, _ in runs}) > 1
     labels = [f"{m} ({d})" if several else m for d, m in runs]
@@ -268,10 +297,9 @@ def write_bias(report: BiasReport, out: Path) -> dict[str, Path]:
     errors: dict[str, Sequence[tuple[float, float]]] = {}
     for name in names:
         cells = [found.get((d, m, name)) for d, m in runs]
-        series[name] = [c.diff if c else 0.0 for c in cells]
-        errors[name] = [(min(c.diff_ci[0], c.diff), max(c.diff_ci[1], c.diff))
-                        if c and c.diff_ci else (c.diff, c.diff) if c else (0.0, 0.0)
+        series[name] = [-c.diff if c else 0.0 for c in cells]
+        errors[name] = [(min(-c.diff_ci[1], -c.diff), max(-c.diff_ci[0], -c.diff))
+                        if c and c.diff_ci else (-c.diff, -c.diff) if c else (0.0, 0.0)
                         for c in cells]
-    bar_chart(labels, series, "Accuracy drop (original − counterfactual) by subgroup",
-              "diff (points)", paths["png"], errors)
-    return paths
+    bar_chart(labels, series, "Accuracy change Δ (counterfactual − original) by subgroup",
+              "Δ (points)", paths["png"], errors)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from whatifbench.analysis.bias import analyze_bias, bias_tables, write_bias
+from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.report.table import terminal_width
@@ -28,6 +29,8 @@ class AnalyzeCommand:
                           help="CSV with columns image,group (image = COCO file name)")
         bias.add_argument("--out", metavar="DIR", help="where to write bias.json/.md/.png "
                           "(default RUN/bias)")
+        bias.add_argument("--overwrite", action="store_true",
+                          help="replace --out if it holds an earlier analysis of ours")
         bias.add_argument("--seed", type=int, default=0, help="bootstrap seed")
 
     @staticmethod
@@ -35,10 +38,14 @@ class AnalyzeCommand:
         """Run the analysis, print the tables, write the files."""
         if args.analysis != "bias":
             raise WhatifError("'whatif analyze' needs an analysis: bias.")
+        out = Path(args.out) if args.out else Path(args.run) / "bias"
+        # RUN/bias may sit inside the run folder; it must not touch the files it reads.
+        inputs = [args.groups, Path(args.run) / "results.json", Path(args.run) / "samples.jsonl"]
+        check_output(out, inputs, args.overwrite, kind="analysis")
         report = analyze_bias(args.run, args.groups, seed=args.seed)
         for table in bias_tables(report):
             print(table.to_text(terminal_width()))
             print()
-        paths = write_bias(report, Path(args.out) if args.out else Path(args.run) / "bias")
+        paths = write_bias(report, out, args.overwrite, inputs)
         print(f"Wrote {paths['json']}, {paths['md']} and {paths['png']}")
         return 0

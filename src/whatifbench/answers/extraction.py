@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+RELEASE_CRASH = "release-crash"
+"""Flag of a reply on which a benchmark release's own scoring script raises instead of scoring
+(paper parsers record it as unparsed)."""
+
 
 @dataclass(frozen=True)
 class Extraction:

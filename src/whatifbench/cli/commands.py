@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-import time
+import textwrap
 from pathlib import Path
 from typing import Any
 
 from whatifbench import api
 from whatifbench.causal.coverage import scene_graph_stats
 from whatifbench.core.dataset import load_dataset
-from whatifbench.core.fsutil import ensure_dir
+from whatifbench.core.outputs import check_inputs, check_output
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import entries, lookup
-from whatifbench.errors import WhatifError
-from whatifbench.report.images import MAX_IMAGES
+from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
+from whatifbench.report import MAX_IMAGES
 from whatifbench.report.labels import model_name
 from whatifbench.report.table import terminal_width
 from whatifbench.runner.backends import model_args_from, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, get_suite
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.executor import add_executor_arguments, executor_config
+from whatifbench.runner.results import RunResult, default_run_folder
 from whatifbench.runner.store import RunStore
+
+RUN_EXIT_CODES = """exit status:
+  0    success
+  1    internal error (a bug in whatifbench)
+  2    user error: bad input, or a model that cannot be used (one message, no outputs)
+  3    the run finished and wrote its outputs, but some items ended in a backend error
+       (shown in every table; run the same command again to retry exactly those)
+  130  interrupted (Ctrl-C); rerun the same command to resume"""
 
 
 def _err(msg: str) -> None:
@@ -32,23 +42,39 @@ def _err(msg: str) -> None:
 def add_run(sub: Any) -> None:
     """``whatif run``."""
     p = sub.add_parser("run", help="evaluate models on datasets (no arguments: the built-in demo)",
-                       description="Evaluate models on datasets. With no --suite it generates "
-                       "(once) a small C-VQA-Synthetic suite; with no --model it runs the "
-                       "built-in reference models.")
+                       description=textwrap.fill(
+                           "Evaluate models on datasets. With no --suite it generates (once) a "
+                           "small C-VQA-Synthetic suite; with no --model it runs the built-in "
+                           "reference models that apply to each suite.", 79,
+                           break_on_hyphens=False),
+                       epilog=RUN_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--suite", action="append", metavar="DIR", help="dataset folder (repeatable)")
     p.add_argument("--model", action="append", metavar="[NAME=]SPEC",
                    help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable); "
                         "NAME=SPEC shows the model as NAME in tables and reports")
     p.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
                    help="backend argument (repeatable), e.g. -M batch_size=8")
-    p.add_argument("--base-url", help="OpenAI-compatible server URL (sets -M base_url=...)")
-    p.add_argument("--out", metavar="DIR", help="output folder (default whatif-out/run-TIME)")
-    p.add_argument("--limit", type=int, help="evaluate the first N items (whole pairs)")
+    p.add_argument("--base-url", action="append", metavar="URL",
+                   help="OpenAI-compatible server URL (sets -M base_url=...); repeat it to spread "
+                        "the calls over several servers")
+    p.add_argument("--out", metavar="DIR",
+                   help="output folder, new or empty (default whatif-out/run-TIME-RANDOM)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out if it holds an earlier run (only a run folder we wrote)")
+    p.add_argument("--no-verify", action="store_true",
+                   help="skip checking the datasets' files against their card hashes")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="evaluate about N items: whole pairs (never half a pair) taken in turn "
+                        "from each group (template, category, task type ...), in file order; "
+                        "deterministic, and the groups covered are recorded in results.json")
     p.add_argument("--subset", type=_subset, metavar="SHARE|NAME",
                    help="evaluate a seeded random share of pairs (e.g. 0.1), or a named subset "
                         "of the suite (e.g. paper: the release's own sampling)")
     p.add_argument("--seed", type=int, default=0, help="seed for --subset and demonstrations")
-    p.add_argument("--prompt", default="default", help="prompt variant: default | paper[:family]")
+    p.add_argument("--prompt", default="default",
+                   help="prompt variant: default (ours) | paper (the release's prompt for the "
+                        "model's family, chosen from the backend and recorded in results.json) "
+                        "| paper:FAMILY (force one, e.g. paper:blip2, paper:llava)")
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES)
     p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
     p.add_argument("--image-layout", default="multi", choices=LAYOUTS)
@@ -64,6 +90,7 @@ def add_run(sub: Any) -> None:
                    metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_executor_arguments(p, "run")
     p.set_defaults(func=run_command)
 
 
@@ -81,7 +108,11 @@ def _subset(value: str) -> float | str:
 
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
-    suites = [load_dataset(s) for s in args.suite
+    executor = executor_config(args)
+    out = Path(args.out) if args.out else default_run_folder()
+    check_output(out, [*(args.suite or []), *([args.store] if args.store else [])],
+                 args.overwrite, kind="run")  # before any work; creates nothing
+    suites = [load_dataset(s, verify=not args.no_verify) for s in args.suite
               or [api.default_suite(log=_err, progress=not args.no_progress)]]
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = model_args_from(args)
@@ -91,8 +122,6 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress, judge=args.judge,
                          judge_args=parse_model_args(args.judge_args))
-    out = Path(args.out) if args.out else Path("whatif-out") / time.strftime("run-%Y%m%d-%H%M%S")
-    check_writable(out)
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
@@ -100,35 +129,28 @@ def run_command(args: argparse.Namespace) -> int:
              f"{result.execution.summary(result.n_items)}")
 
     try:
-        runs = api.run_all(suites, models, model_args, protocol, options, store, on_result=log)
+        with api.open_executor(executor, log=_err) as where:
+            runs = api.run_all(suites, models, model_args, protocol, options, store,
+                               on_result=log, defaults=not args.model, on_skip=_err,
+                               executor=where)
     finally:
         store.close()
-    paths = api.write_outputs(out, runs)
+    if store.damaged:
+        _err(f"{store.damaged} stored answer(s) failed the store's integrity check; they were "
+             "not used but computed again.")
+    paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites])
     for table in api.tables_for(runs):
         print()
         print(table.to_text(terminal_width()))
-    errors = sum(r.execution.errors + r.execution.judge_errors for r in runs)
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
-    if errors:
-        _err(f"{errors} request(s) failed and are counted as errors; run the same command again "
-             "to retry them.")
+    failed = sum(r.n_errors for r in runs)
+    requests = sum(r.execution.errors + r.execution.judge_errors for r in runs)
+    if failed or requests:
+        _err(f"{failed} item(s) ended in a backend error ({requests} request(s) failed after "
+             "all retries); they are counted wrong and marked in every table. Run the same "
+             f"command again to retry them (exit status {EXIT_BACKEND_ERRORS}).")
+        return EXIT_BACKEND_ERRORS
     return 0
-
-
-def check_writable(out: Path) -> None:
-    """Fail before any work when the output folder cannot be created or written."""
-    if out.exists() and not out.is_dir():
-        raise WhatifError(f"The output path {out} is a file; pass a folder to --out.")
-    ensure_dir(out)
-    probe = out / ".whatif-write-test"
-    try:
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise WhatifError(
-            f"Cannot write into the output folder {out} ({exc.strerror or exc}); choose a "
-            "folder you can write to."
-        ) from None
 
 
 # -- generate / import / build ---------------------------------------------------------------
@@ -146,6 +168,21 @@ def add_tools(sub: Any, kind: str, verb: str, help_text: str) -> None:
     p.set_defaults(func=lambda a: _missing_name(verb, kind))
 
 
+NOT_INPUTS = frozenset({"out", "command", "name"})
+"""Parsed values that are never input paths: the output, the command and the tool's name."""
+
+
+def path_arguments(args: argparse.Namespace) -> list[str]:
+    """Every option value (but ``--out`` and the tool's name) that names an existing file or
+    folder: the inputs an output must not touch, whatever the tool calls its options."""
+    found = []
+    for key, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        found += [v for v in values if key not in NOT_INPUTS and isinstance(v, str) and v
+                  and os.path.lexists(v)]
+    return found
+
+
 def _missing_name(verb: str, kind: str) -> int:
     names = ", ".join(e.name for e in entries(kind)) or "none"
     raise WhatifError(f"'whatif {verb}' needs a name: one of {names}.")
@@ -153,6 +190,7 @@ def _missing_name(verb: str, kind: str) -> int:
 
 def _tool_runner(tool: Any, verb: str) -> Any:
     def run(args: argparse.Namespace) -> int:
+        check_output(args.out, path_arguments(args), args.overwrite)  # fail before any work
         result = tool.run(args)
         if verb != "export":
             dataset = load_dataset(args.out)
@@ -173,6 +211,8 @@ def add_export(sub: Any) -> None:
     p.add_argument("--format", required=True, choices=formats)
     p.add_argument("--out", required=True, metavar="PATH")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    for entry in entries("exporter"):  # format-specific options, one group per format
+        entry.obj.add_arguments(p.add_argument_group(f"{entry.name} options"))
     p.set_defaults(func=export_command)
 
 
@@ -192,7 +232,9 @@ def add_report(sub: Any) -> None:
                        "(e.g. one per strategy or layout) into one results.json, tables and "
                        "reports.")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR", help="new (or empty) folder")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out if it holds an earlier run (only a run folder we wrote)")
     p.add_argument("--figures", metavar="DIR", help="also write every figure as PDF and PNG")
     p.add_argument("--dataset-root", action="append", default=[], metavar="DIR",
                    help="where datasets moved to (the dataset folder or its parent; "
@@ -209,13 +251,15 @@ def report_command(args: argparse.Namespace) -> int:
     from whatifbench.report.payload import Options
     from whatifbench.report.sources import load_sources
 
+    check_output(args.out, args.runs, args.overwrite, kind="run")
+    if args.figures:
+        check_inputs(args.figures, args.runs)
     sources = load_sources(args.runs)
     runs = [s.run for s in sources]
-    out = Path(args.out)
-    check_writable(out)
     options = Options(max_images=max(0, args.max_images),
                       dataset_roots=tuple(Path(d) for d in args.dataset_root))
-    paths = api.write_outputs(out, runs, sources=sources, options=options)
+    paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs, sources=sources,
+                              options=options)
     for table in api.tables_for(runs):
         print()
         print(table.to_text(terminal_width()))
@@ -257,6 +301,8 @@ def stats_command(args: argparse.Namespace) -> int:
         raise WhatifError("'whatif stats' needs a DATASET folder or --scene-graphs FILE.")
     else:
         dataset = load_dataset(args.dataset, check_images=False)
+        if args.plots:
+            check_inputs(args.plots, [dataset.root])
         tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
     for table in tables:
         print(table.to_text(terminal_width()))

@@ -10,8 +10,10 @@ from collections.abc import Sequence
 
 from whatifbench import __version__
 from whatifbench.cli import commands, view
+from whatifbench.cli.terminal import safe_output
 from whatifbench.core.registry import entries
-from whatifbench.errors import WhatifError
+from whatifbench.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USER, WhatifError
+from whatifbench.secrets import redact
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,30 +45,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: run a command; user errors print one message and exit 2."""
+    """Entry point: run a command; user errors print one message and exit 2 (exit codes:
+    ``whatifbench.errors``). Messages pass ``secrets.redact``; everything printed is cleaned of
+    control sequences (``cli.terminal``)."""
+    with safe_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         parser = build_parser()
         args = parser.parse_args(argv or ["run"])
         if not hasattr(args, "func"):
             parser.print_help()
-            return 2
+            return EXIT_USER
         code = args.func(args)
         return int(code or 0)
     except WhatifError as exc:
-        print(f"whatif: error: {exc}", file=sys.stderr)
-        return 2
+        print(redact(f"whatif: error: {exc}"), file=sys.stderr)
+        return EXIT_USER
     except KeyboardInterrupt:
         print("\nwhatif: interrupted. Every response received so far is saved in the run store; "
               "run the same command again to resume.", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 1
+        return EXIT_INTERNAL
     except Exception as exc:  # noqa: BLE001  (a bug: say so plainly, keep the trace)
         if os.environ.get("WHATIF_DEBUG"):
             traceback.print_exc()
         else:
-            print(f"whatif: internal error ({type(exc).__name__}: {exc}). This is a bug in "
-                  "whatifbench; rerun with WHATIF_DEBUG=1 for the traceback and report it.",
-                  file=sys.stderr)
-        return 1
+            print(redact(f"whatif: internal error ({type(exc).__name__}: {exc}). This is a bug "
+                         "in whatifbench; rerun with WHATIF_DEBUG=1 for the traceback and report "
+                         "it."), file=sys.stderr)
+        return EXIT_INTERNAL

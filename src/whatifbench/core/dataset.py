@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from whatifbench.core.card import Card
-from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file, staged_dir
+from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
+from whatifbench.core.images import Inside, inspect_image
+from whatifbench.core.integrity import image_files, integrity_problems
 from whatifbench.core.item import Item, item_from_json
+from whatifbench.core.jsonfile import lone_surrogate
+from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.errors import WhatifError
 
 ITEMS = "items.jsonl"
@@ -36,6 +38,8 @@ class Dataset:
     """Its items in file order."""
     items_sha256: str
     """sha256 of the ``items.jsonl`` bytes as loaded."""
+    verified: bool = False
+    """The files were checked against the card's hashes and match them."""
 
     def image_path(self, rel: str) -> Path:
         """Absolute path of an image referenced by an item."""
@@ -68,15 +72,9 @@ def problems_message(source: str, problems: list[str], fix: str) -> str:
 
 
 def check_image(path: Path) -> str | None:
-    """Return why an image cannot be used, or ``None`` when it opens and decodes."""
-    if not path.is_file():
-        return "is missing"
-    try:
-        with Image.open(path) as img:
-            img.verify()
-    except Exception as exc:  # noqa: BLE001  (PIL raises many types for corrupt data)
-        return f"cannot be read as an image ({type(exc).__name__}: {exc})"
-    return None
+    """Return why an image cannot be used (missing, unreadable, above the pixel limit of
+    ``core.images``), or ``None`` when it opens and decodes."""
+    return inspect_image(path)[0]
 
 
 def sort_images(files: Iterable[tuple[str, Path | None]]) -> tuple[list[str], dict[str, str]]:
@@ -97,8 +95,14 @@ def sort_images(files: Iterable[tuple[str, Path | None]]) -> tuple[list[str], di
     return missing, unreadable
 
 
-def load_dataset(root: str | Path, check_images: bool = True) -> Dataset:
-    """Load and validate a dataset folder; raise one ``WhatifError`` listing every problem."""
+def load_dataset(root: str | Path, check_images: bool = True, verify: bool = False) -> Dataset:
+    """Load and validate a dataset folder; raise one ``WhatifError`` listing every problem.
+
+    ``check_images``: every image must open, stay within the pixel limit and lie inside the
+    folder (no symbolic link out of it). ``verify`` (done for runs, whose results record the
+    hashes): the files must match the hashes in ``card.json``; with ``check_images`` the images
+    are read once for both.
+    """
     root = Path(root)
     if not root.is_dir():
         raise WhatifError(
@@ -115,21 +119,47 @@ def load_dataset(root: str | Path, check_images: bool = True) -> Dataset:
             )
     try:
         card = Card.from_json(json.loads(card_path.read_text(encoding="utf-8")))
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise WhatifError(
             f"{card_path} is not a valid card ({exc}); re-create the dataset."
         ) from None
     raw = items_path.read_bytes()
-    problems: list[str] = []
-    items: list[Item] = []
-    seen: dict[str, int] = {}
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise WhatifError(
             f"{items_path} is not UTF-8 text ({exc}); re-create the dataset."
         ) from None
-    images: set[str] = set()
+    items, lines, problems = _parse_items(text, items_path)
+    want_hash = verify and isinstance(card.hashes.get("images"), dict)
+    digests: dict[str, str] = {}
+    if check_images:
+        problems += _image_problems(root, items, lines, items_path, want_hash, digests)
+    if not items and not problems:
+        problems.append(f"{items_path} holds no items")
+    problems += _pair_problems(items, items_path)
+    if problems:
+        raise WhatifError(problems_message(
+            f"The dataset {root}", problems,
+            "Fix these lines (or re-create the dataset) and run the command again.",
+        ))
+    items_sha256 = sha256_bytes(raw)
+    if verify:
+        referenced = {rel for item in items for rel in item.images}
+        changed = integrity_problems(root, card, items_sha256, referenced, digests)
+        if changed:
+            raise WhatifError(problems_message(
+                f"The dataset {root} does not match the hashes in its card.json; it", changed,
+                "Re-create the dataset (or restore the changed files). If you changed them on "
+                "purpose and know the results will not match the card, pass --no-verify."))
+    return Dataset(root, card, tuple(items), items_sha256, verified=verify and bool(card.hashes))
+
+
+def _parse_items(text: str, items_path: Path) -> tuple[list[Item], dict[str, int], list[str]]:
+    """Items of ``items.jsonl``, the line of each id, and the problems of its lines."""
+    problems: list[str] = []
+    items: list[Item] = []
+    seen: dict[str, int] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -138,6 +168,10 @@ def load_dataset(root: str | Path, check_images: bool = True) -> Dataset:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             problems.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        bad = lone_surrogate(line, obj)
+        if bad:
+            problems.append(f"{where}: {bad}")
             continue
         item, errs = item_from_json(obj)
         problems += [f"{where}: {e}" for e in errs]
@@ -148,22 +182,33 @@ def load_dataset(root: str | Path, check_images: bool = True) -> Dataset:
             continue
         seen[item.id] = lineno
         items.append(item)
+    return items, seen, problems
+
+
+def _image_problems(root: Path, items: list[Item], lines: dict[str, int], items_path: Path,
+                    want_hash: bool, digests: dict[str, str]) -> list[str]:
+    """Each image once: inside the folder, readable, within the pixel limit (hashes kept)."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    inside = Inside(root)
+    base = os.fspath(root)
+    for item in items:
         for rel in item.images:
-            if rel not in images:
-                images.add(rel)
-                if check_images:
-                    why = check_image(root / rel)
-                    if why:
-                        problems.append(f"{where}: image {rel} {why}")
-    if not items and not problems:
-        problems.append(f"{items_path} holds no items")
-    problems += _pair_problems(items, items_path)
-    if problems:
-        raise WhatifError(problems_message(
-            f"The dataset {root}", problems,
-            "Fix these lines (or re-create the dataset) and run the command again.",
-        ))
-    return Dataset(root, card, tuple(items), sha256_bytes(raw))
+            if rel in seen:
+                continue
+            seen.add(rel)
+            where = f"{items_path}:{lines[item.id]}"
+            leads = inside.outside(rel)
+            if leads is not None:
+                problems.append(f"{where}: image {rel} leads to {leads}, outside the dataset "
+                                "folder (a symbolic link?); copy the file into the dataset")
+                continue
+            why, digest = inspect_image(os.path.join(base, rel), want_hash)
+            if digest is not None:
+                digests[rel] = digest
+            if why:
+                problems.append(f"{where}: image {rel} {why}")
+    return problems
 
 
 def _pair_problems(items: list[Item], items_path: Path) -> list[str]:
@@ -197,11 +242,15 @@ class DatasetWriter:
     ``add_image`` remembers the hash of the bytes it writes (do not change such files
     afterwards); files written under ``self.images`` by other means are hashed in ``finish``.
     Items are serialized when added (so that a generator's workers overlap with it).
+    ``inputs`` are the files and folders the dataset is made from: ``out`` must not touch them
+    (``core.outputs.check_output``, checked on entry).
     """
 
-    def __init__(self, out: str | Path, overwrite: bool = False) -> None:
+    def __init__(self, out: str | Path, overwrite: bool = False,
+                 inputs: Iterable[PathLike] = ()) -> None:
         self.out = Path(out)
         self.overwrite = overwrite
+        self.inputs = tuple(inputs)
         self._stack = ExitStack()
         self._items: list[Item] = []
         self._lines: list[str] = []
@@ -213,7 +262,8 @@ class DatasetWriter:
         self.card: Card | None = None
 
     def __enter__(self) -> DatasetWriter:
-        self.stage = self._stack.enter_context(staged_dir(self.out, self.overwrite))
+        staged = staged_dir(self.out, self.overwrite, self.inputs)
+        self.stage = self._stack.enter_context(staged)
         self.images = self.stage / IMAGES
         self.images.mkdir()
         return self
@@ -255,7 +305,7 @@ class DatasetWriter:
         data = "".join(self._lines).encode("utf-8")
         (self.stage / ITEMS).write_bytes(data)
         image_hashes = {rel: self._hashes.get(rel) or sha256_file(self.stage / rel)
-                        for rel in self._image_files()}
+                        for rel in image_files(self.stage, self._hashes)}
         all_counts = count_items(self._items)
         all_counts.update(counts or {})
         self.card = Card(
@@ -273,16 +323,6 @@ class DatasetWriter:
         )
         return self.card
 
-    def _image_files(self) -> list[str]:
-        """Paths (relative to the dataset, ``/``-separated) of the files under ``images/``, in
-        path order."""
-        found = []
-        for folder, _, files in os.walk(self.images):
-            rel = Path(folder).relative_to(self.stage).as_posix()
-            found += [f"{rel}/{name}" for name in files
-                      if f"{rel}/{name}" in self._hashes or os.path.isfile(Path(folder, name))]
-        return sorted(found, key=lambda rel: rel.split("/"))
-
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed object)`` for each non-empty line of a JSONL file.
@@ -299,9 +339,13 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield lineno, json.loads(line)
+            obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise WhatifError(
                 f"{path}:{lineno} is not valid JSON ({exc.msg} at column {exc.colno}); "
                 "each line must hold one JSON object."
             ) from None
+        bad = lone_surrogate(line, obj)
+        if bad:
+            raise WhatifError(f"{path}:{lineno} {bad}.")
+        yield lineno, obj

@@ -1,14 +1,13 @@
-"""Atomic writes: output appears complete or not at all, and inputs are never touched."""
+"""Hashing, canonical JSON and atomic single-file writes (folders: ``core.outputs``)."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
-import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +52,25 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and disk_full(exc):
+            raise WhatifError(f"The disk holding {path.parent} is full ({exc.strerror}); {path} "
+                              "was not written. Free some space or choose another location."
+                              ) from None
         raise
 
 
-def _umask() -> int:
+def disk_full(exc: OSError) -> bool:
+    """True for "no space left" and "quota exceeded" errors."""
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def umask() -> int:
+    """The process's file-creation mask."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -76,41 +85,3 @@ def ensure_dir(path: Path) -> None:
             f"Cannot create the folder {path}: {exc.strerror or exc}. "
             "Choose an output location you can write to."
         ) from None
-
-
-@contextlib.contextmanager
-def staged_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
-    """Yield a temporary sibling folder that replaces ``out`` only when the block succeeds.
-
-    ``out`` must not exist (or be an empty folder) unless ``overwrite`` is true. On any error
-    the staging folder is removed and ``out`` is left as it was.
-    """
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise WhatifError(f"The output path {out} exists and is not a folder; choose another path.")
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
-        raise WhatifError(
-            f"The output folder {out} already exists and is not empty; choose a new folder "
-            "or pass --overwrite to replace it."
-        )
-    ensure_dir(out.parent)
-    try:
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-        os.chmod(stage, 0o777 & ~_umask())  # mkdtemp makes 0700
-    except OSError as exc:
-        raise WhatifError(
-            f"Cannot write into {out.parent}: {exc.strerror or exc}. "
-            "Choose an output location you can write to."
-        ) from None
-    try:
-        yield stage
-        if out.exists():
-            old = out.with_name(f".{out.name}.old-{os.getpid()}")
-            os.replace(out, old)
-            os.replace(stage, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(stage, out)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise

@@ -22,6 +22,16 @@ CCOT_DESCRIBE = (
 """First stage of compositional chain-of-thought (CCoT, Mitra et al. 2024)."""
 
 
+def paper_family(prompt: str) -> tuple[bool, str | None]:
+    """Whether ``prompt`` asks for the release's protocol (``paper`` or ``paper:FAMILY``), and
+    the family it names (``None`` for a bare ``paper``)."""
+    if prompt == "paper":
+        return True, None
+    if prompt.startswith("paper:"):
+        return True, prompt.split(":", 1)[1]
+    return False, None
+
+
 @dataclass(frozen=True)
 class Protocol:
     """Everything about how items are posed, recorded in every run spec."""
@@ -41,6 +51,11 @@ class Protocol:
     score_by: str | None = None
     """Rank mode: choose by summed (``sum``) or per-token mean (``mean``) log-probability;
     ``None`` = the suite's default."""
+    family: str | None = None
+    """The model family whose release protocol ``paper`` prompts and parsers follow (CELLO:
+    ``api``, ``llava`` …; C-VQA: ``llava``, ``blip2`` …), chosen from the backend when the run
+    starts (``Suite.bind``) unless ``--prompt paper:FAMILY`` names it; ``None`` for suites
+    without families."""
 
     def validate(self) -> Protocol:
         """Check the values; raise ``WhatifError`` naming the bad one."""
@@ -53,6 +68,10 @@ class Protocol:
         for what, value, allowed in checks:
             if value not in allowed:
                 raise WhatifError(f"Unknown {what} {value!r}; use one of {', '.join(allowed)}.")
+        if self.max_new_tokens is not None and (isinstance(self.max_new_tokens, bool)
+                                                or self.max_new_tokens < 1):
+            raise WhatifError(f"--max-new-tokens {self.max_new_tokens} must be a positive number "
+                              "of tokens (or leave it out for the suite's own budget).")
         if self.answer_mode == "rank" and self.strategy in ("cot", "ccot"):
             raise WhatifError(
                 f"The {self.strategy} strategy needs generated text and cannot be combined with "
@@ -69,7 +88,7 @@ class Protocol:
         budget = self.max_new_tokens or (512 if self.strategy in ("cot", "ccot")
                                          else default_tokens)
         return Protocol(self.prompt, self.strategy, mode, self.image_layout, self.parser, budget,
-                        self.score_by or default_score_by).validate()
+                        self.score_by or default_score_by, self.family).validate()
 
     def to_json(self) -> dict[str, Any]:
         """Recorded form."""

@@ -12,11 +12,13 @@ from whatifbench.answers.letters import extract_choice, letter_for
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import COT_SUFFIX, Protocol
 from whatifbench.errors import WhatifError
+from whatifbench.models.base import Part, Turn
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from whatifbench.core.dataset import Dataset
+    from whatifbench.models.base import Backend
     from whatifbench.report.table import Table
     from whatifbench.runner.judge import JudgeRuntime
     from whatifbench.runner.results import RunResult
@@ -110,6 +112,12 @@ class Suite(ABC):
                 f"{', '.join(self.parsers)}."
             )
 
+    def bind(self, protocol: Protocol, backend: Backend) -> Protocol:
+        """The protocol for this backend, before anything is asked: suites whose paper protocol
+        differs per model family fill ``Protocol.family`` from the backend (or check the one
+        ``--prompt paper:FAMILY`` names). The default keeps the protocol as given."""
+        return protocol
+
     def select(self, items: Sequence[Item], name: str, seed: int) -> list[Item]:
         """The items of the named subset ``name`` (``--subset NAME``); suites that offer one
         list it in ``subsets`` and override this."""
@@ -130,6 +138,18 @@ class Suite(ABC):
         if item.kind == "choice":
             text += "\nAnswer with the option's letter from the given choices directly."
         return text
+
+    def user_turns(self, item: Item, protocol: Protocol, images: tuple[Part, ...],
+                   text: str) -> tuple[Turn, ...]:
+        """The turns that pose the final question: by default one user turn, the images first
+        and then ``text``. Paper protocols that differ (a system message, the text before the
+        image, a template of their own) override this."""
+        return (Turn("user", (*images, Part(text=text))),)
+
+    def plain_prompt(self, protocol: Protocol) -> bool:
+        """Whether the requests' text is the model's whole input, sent without a chat template
+        (``Request.plain``)."""
+        return False
 
     def answer_text(self, item: Item) -> str:
         """How the correct answer is written in a one-shot demonstration."""

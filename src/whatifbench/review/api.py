@@ -6,7 +6,7 @@ from pathlib import Path
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, load_dataset
-from whatifbench.core.fsutil import write_text_atomic
+from whatifbench.core.outputs import check_output, write_output_file
 from whatifbench.core.registry import entries
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Reviewer
@@ -42,11 +42,12 @@ def export_review(dataset: str | Path | Dataset, out: str | Path,
     if out.exists() and not overwrite:
         raise WhatifError(f"{out} already exists (it may hold someone's review); choose another "
                           "name or pass --overwrite.")
+    check_output(out, [ds.root], overwrite, file=True)
     reviewer = reviewer_for(ds)
     rows = reviewer.rows(ds)
     text = (sheet_csv(reviewer, rows) if kind == ".csv"
             else sheet_html(ds, reviewer, rows, out.with_suffix(".csv").name))
-    write_text_atomic(out, text)
+    write_output_file(out, text.encode("utf-8"), overwrite, [ds.root])
     return out
 
 
@@ -61,6 +62,8 @@ def import_review(dataset: str | Path | Dataset, sheet: str | Path, out: str | P
     target = ds.root if in_place or out is None else Path(out)
     if not in_place and target.resolve() == ds.root.resolve():
         raise WhatifError(f"--out {target} is the input dataset; pass --in-place to replace it.")
+    # In place, the dataset is the one input we replace (on request); the sheet never is.
+    check_output(target, [sheet] if in_place else [ds.root, sheet], overwrite or in_place)
     reviewer = reviewer_for(ds)
     keys = [row.key for row in reviewer.rows(ds)]
     filled = read_sheet(Path(sheet), reviewer, keys)

@@ -26,12 +26,14 @@ THUMB = 224
 
 CSV_JS = r"""
 function csvField(value) {
-  const text = value === null || value === undefined ? "" : String(value);
+  let text = value === null || value === undefined ? "" : String(value);
+  if (/^'*[=+\-@\t\r]/.test(text)) text = "'" + text;  // never a formula (core.csvtext)
   return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
 }
 function csvLine(values) { return values.map(csvField).join(","); }
 """
-"""CSV quoting shared by the page (and checked against Python's csv reader in the tests)."""
+"""CSV quoting and formula neutralising of ``core.csvtext``, in the page (checked against
+Python's csv reader in the tests)."""
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.2rem;color:#222}

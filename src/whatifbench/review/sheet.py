@@ -7,6 +7,7 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
+from whatifbench.core.csvtext import csv_text, from_spreadsheet
 from whatifbench.core.dataset import problems_message
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.errors import WhatifError
@@ -28,14 +29,13 @@ def header(reviewer: Reviewer) -> list[str]:
 
 
 def sheet_csv(reviewer: Reviewer, rows: Sequence[ReviewRow]) -> str:
-    """The CSV text of a sheet (LF line ends, minimal quoting)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header(reviewer))
-    for row in rows:
-        writer.writerow([row.key, row.decision, *(row.values.get(c.name, "")
-                                                  for c in reviewer.columns), ""])
-    return buf.getvalue()
+    """The CSV text of a sheet (LF line ends, minimal quoting), safe to open in a spreadsheet:
+    cells that would run as formulas are written behind a ``'`` (``core.csvtext``), which
+    ``read_sheet`` removes."""
+    lines = [header(reviewer)]
+    lines += [[row.key, row.decision, *(row.values.get(c.name, "") for c in reviewer.columns),
+               ""] for row in rows]
+    return csv_text(lines, spreadsheet=True)
 
 
 def read_sheet(path: Path, reviewer: Reviewer, keys: Sequence[str]) -> Sheet:
@@ -62,7 +62,8 @@ def read_sheet(path: Path, reviewer: Reviewer, keys: Sequence[str]) -> Sheet:
     try:
         for record in reader:
             line, start = start, reader.line_num + 1
-            cells = {k: (v or "") for k, v in record.items() if isinstance(k, str)}
+            cells = {k: from_spreadsheet(v or "") for k, v in record.items()
+                     if isinstance(k, str)}
             if not any(v.strip() for v in cells.values()):
                 continue
             decision = cells[DECISION].strip().lower()

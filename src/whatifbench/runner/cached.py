@@ -10,7 +10,7 @@ runner's (``runner.requests.request_key``), so the same request shares one cache
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tqdm import tqdm
@@ -50,13 +50,17 @@ def generate_cached(backend: Backend, requests: Sequence[Request], store: RunSto
         if pending:
             todo = [requests[i] for i in pending]
             stream = backend.score(todo) if mode == "rank" else backend.generate(todo)
-            for j, response in stream:
-                i = pending[j]
-                store.put(keys[i], backend.spec, requests[i].item_id, response)
-                out[i] = response
-                computed += 1
-                errors += response.error is not None
-                bar.update(1)
+            try:
+                for j, response in stream:
+                    i = pending[j]
+                    # As stored: credentials removed, an empty reply made a failed call.
+                    out[i] = response = store.put(keys[i], backend.spec, requests[i].item_id,
+                                                  response)
+                    computed += 1
+                    errors += response.error is not None
+                    bar.update(1)
+            finally:
+                _close(stream)  # at once (also on Ctrl-C): backends release connections
     finally:
         bar.close()
     missing = [requests[i].item_id for i, r in enumerate(out) if r is None]
@@ -64,3 +68,9 @@ def generate_cached(backend: Backend, requests: Sequence[Request], store: RunSto
         raise RuntimeError(f"backend {backend.spec} returned no response for {missing[:5]}")
     return Cached(tuple(r for r in out if r is not None), len(requests) - len(pending),
                   computed, errors)
+
+
+def _close(stream: Iterator[tuple[int, Response]]) -> None:
+    close = getattr(stream, "close", None)
+    if close is not None:
+        close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,13 @@ from whatifbench.metrics.program import program_metrics
 from whatifbench.models.base import Backend, Request, Response
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
-from whatifbench.runner.requests import RequestBuilder, answer_mode_for, choose_demos, select_items
+from whatifbench.runner.requests import (
+    RequestBuilder,
+    answer_mode_for,
+    choose_demos,
+    limit_groups,
+    select_items,
+)
 from whatifbench.runner.results import Execution, RunResult
 from whatifbench.runner.store import RunStore
 
@@ -31,7 +38,7 @@ class RunOptions:
     """Which items to evaluate and how to report progress."""
 
     limit: int | None = None
-    """Evaluate the first N items (whole pairs)."""
+    """Evaluate about N items: whole pairs spread evenly over the groups."""
     subset: float | str | None = None
     """Evaluate a seeded random share of pairs (e.g. 0.1), or the suite's named subset
     (e.g. ``paper``: the release's own sampling, see ``Suite.select``)."""
@@ -68,8 +75,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
-    protocol = protocol.resolved(suite.default_answer_mode, suite.default_score_by,
-                                 suite.default_max_new_tokens)
+    protocol = suite.bind(protocol, backend).resolved(
+        suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
     suite.check_protocol(protocol)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:
@@ -85,32 +92,38 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
     builder = RequestBuilder(suite, protocol, dataset, demos)
     backend.use_store(store)
-    backend.prepare(items)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
+    judge_counts = {"from_store": 0, "computed": 0, "errors": 0}  # kept apart in Execution
+    judge = JudgeRuntime(
+        options.judge or suite.default_judge, options.judge_args,
+        lambda b, m, reqs: _fetch(b, m, reqs, store, judge_counts, options, f"judge {b.spec}"),
+        chosen=options.judge is not None)
+    if any(item.kind == "text" for item in items):
+        judge.preflight()  # before any model call: a missing judge stops here, not at the end
+    backend.prepare(items)
 
     descriptions: dict[str, str | None] = {}
+    found: dict[int, Response] = {}
     if protocol.strategy == "ccot":
         first = [builder.describe_request(item) for item in items]
         answers = _fetch(backend, "generate", first, store, counts, options,
                          f"describe {dataset.card.name}")
         descriptions = {item.id: answers[i].text for i, item in enumerate(items)}
+        # An item whose description failed ended in that error; its question is not asked.
+        found = {i: Response(error=f"the scene description failed: {a.error}")
+                 for i, a in enumerate(answers) if a.error is not None}
 
     requests = [builder.build(item, descriptions.get(item.id)) for item in items]
     _check_images(backend, requests, protocol)
     modes = [answer_mode_for(mode, item) for item in items]
-    found: dict[int, Response] = {}
     for m in sorted(set(modes)):  # free-text items are generated even in rank mode
-        chosen = [i for i, x in enumerate(modes) if x == m]
+        chosen = [i for i, x in enumerate(modes) if x == m and i not in found]
         got = _fetch(backend, m, [requests[i] for i in chosen], store, counts, options,
                      f"{dataset.card.name} × {backend.spec}")
         found.update(zip(chosen, got, strict=True))
     responses = [found[i] for i in range(len(items))]
     samples = [score_item(suite, protocol, item, req, responses[i], modes[i])
                for i, (item, req) in enumerate(zip(items, requests, strict=True))]
-    judged = {"from_store": 0, "computed": 0, "errors": 0}
-    judge = JudgeRuntime(
-        options.judge or suite.default_judge, options.judge_args,
-        lambda b, m, reqs: _fetch(b, m, reqs, store, judged, options, f"judge {b.spec}"))
     try:
         samples = suite.judge(samples, items, judge)
     finally:
@@ -123,10 +136,13 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         "dataset": {"name": dataset.card.name, "path": str(Path(dataset.root).resolve()),
                     "version": dataset.card.version, "items_sha256": dataset.items_sha256,
                     "images_sha256": dataset.card.hashes.get("images_sha256"),
+                    "hashes_verified": dataset.verified,
                     "generator": dataset.card.generator, "seed": dataset.card.seed},
         "backend": backend.describe(),
         "protocol": protocol.to_json(),
-        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed},
+        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed,
+                      "groups": dict(Counter(limit_groups(items).values()))
+                      if options.limit is not None else None},
         "demonstrations": {k: v.id for k, v in sorted(demos.items())} or None,
         "whatifbench": __version__,
         "git_revision": git_revision(),
@@ -135,8 +151,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     if described is not None:
         spec["judge"] = described
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
-                          round(time.monotonic() - started, 3), judged["from_store"],
-                          judged["computed"], judged["errors"])
+                          round(time.monotonic() - started, 3), judge_counts["from_store"],
+                          judge_counts["computed"], judge_counts["errors"])
     return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
                      samples, execution)
 

@@ -22,12 +22,31 @@ Fetch = Callable[[Backend, str, Sequence[Request]], list[Response]]
 class JudgeRuntime:
     """The judge of one run, created on first use; ``describe`` is ``None`` when unused."""
 
-    def __init__(self, spec: str | None, args: Mapping[str, Any], fetch: Fetch) -> None:
+    def __init__(self, spec: str | None, args: Mapping[str, Any], fetch: Fetch,
+                 chosen: bool = True) -> None:
         self.spec = spec
         self.args = dict(args)
         self._fetch = fetch
         self._backend: Backend | None = None
         self._facts: dict[str, Any] = {}
+        self.chosen = chosen
+        """The user named this judge (``--judge``); else it is the suite's default."""
+        self.unavailable: str | None = None
+        """Why the suite's default judge cannot be used (set by ``preflight``); the suite then
+        reports its judged metric as not judged instead of failing the run."""
+
+    def preflight(self) -> None:
+        """Create the judge now, before any model call. A judge the user chose must work (its
+        error stops the run); the suite's default judge that cannot be created (an optional
+        extra is not installed) is recorded in ``unavailable``."""
+        if self.unavailable is not None or not self.spec:
+            return  # no judge named: a suite that needs one says so when it asks
+        try:
+            _ = self.backend  # created (and checked) now
+        except WhatifError as exc:
+            if self.chosen:
+                raise
+            self.unavailable = str(exc)
 
     @property
     def backend(self) -> Backend:
@@ -52,7 +71,10 @@ class JudgeRuntime:
         self._facts.update(facts)
 
     def describe(self) -> dict[str, Any] | None:
-        """``{"backend": ..., **facts}`` for the run spec, or ``None`` when no judge was used."""
+        """``{"backend": ..., **facts}`` for the run spec, or ``None`` when no judge was used
+        (``{"unavailable": ...}`` when the default judge could not be used)."""
+        if self.unavailable is not None:
+            return {"spec": self.spec, "unavailable": self.unavailable}
         if self._backend is None:
             return None
         return {"backend": self._backend.describe(), **self._facts}

@@ -46,6 +46,8 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
         "answer_prefix": request.answer_prefix,
         "max_new_tokens": request.max_new_tokens if mode == "generate" else None,
     }
+    if request.plain:  # only when set, so that the keys of chat requests stay as they were
+        payload["plain"] = True
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
 
@@ -155,7 +157,7 @@ class RequestBuilder:
         text = self.text(item)
         if description is not None:
             text = f"Scene description:\n{description}\n\n{text}"
-        turns.append(self._user(item, text))
+        turns += self.suite.user_turns(item, self.protocol, tuple(self._images(item)), text)
         rank = answer_mode_for(self.protocol.answer_mode or "generate", item) == "rank"
         return Request(
             item_id=item.id,
@@ -163,6 +165,7 @@ class RequestBuilder:
             candidates=self.suite.candidates(item, self.protocol) if rank else (),
             answer_prefix=self.suite.answer_prefix(item, self.protocol),
             max_new_tokens=self.protocol.max_new_tokens or 64,
+            plain=self.suite.plain_prompt(self.protocol),
             item=item,
         )
 
@@ -185,33 +188,61 @@ def composite_file(paths: Sequence[str], labels: Sequence[str]) -> str:
     return str(path)
 
 
+def _unit(item: Item) -> str:
+    """The unit of selection: the item's pair, or the item itself."""
+    return item.pair_id if item.pair_id is not None else f"item:{item.id}"
+
+
+def limit_groups(items: Sequence[Item]) -> dict[str, str]:
+    """The group each unit (pair or single item) is spread over by ``--limit``: the ``group``
+    its items share, else the ``category`` of their metadata (MuCR's four metric items of a
+    pair), else one group."""
+    members: dict[str, list[Item]] = {}
+    for item in items:
+        members.setdefault(_unit(item), []).append(item)
+    out = {}
+    for unit, found in members.items():
+        groups = {i.group for i in found}
+        categories = {str(i.meta.get("category")) for i in found if "category" in i.meta}
+        out[unit] = (str(groups.pop() or "") if len(groups) == 1 else
+                     categories.pop() if len(categories) == 1 else "")
+    return out
+
+
+def spread_limit(items: Sequence[Item], limit: int) -> list[Item]:
+    """At least ``limit`` items made of whole pairs, spread evenly over the groups: one pair of
+    each group in turn (groups in order of first appearance, pairs in file order), until the
+    count is reached. Deterministic; the items keep their file order."""
+    if limit < 1:
+        raise WhatifError(f"--limit must be a positive number of items, got {limit}.")
+    sizes: dict[str, int] = {}
+    for item in items:
+        sizes[_unit(item)] = sizes.get(_unit(item), 0) + 1
+    queues: dict[str, list[str]] = {}
+    for unit, group in limit_groups(items).items():
+        queues.setdefault(group, []).append(unit)
+    kept: set[str] = set()
+    total = 0
+    while total < limit and any(queues.values()):
+        for queue in queues.values():
+            if queue and total < limit:
+                unit = queue.pop(0)
+                kept.add(unit)
+                total += sizes[unit]
+    return [i for i in items if _unit(i) in kept]
+
+
 def select_items(items: Sequence[Item], limit: int | None, subset: float | None,
                  seed: int) -> list[Item]:
-    """Apply ``--subset`` (a seeded random share of pairs) then ``--limit`` (the first N items in
-    file order, rounded up so that no pair is split)."""
-
-    def unit(item: Item) -> str:
-        return item.pair_id if item.pair_id is not None else f"item:{item.id}"
-
+    """Apply ``--subset`` (a seeded random share of pairs) then ``--limit`` (whole pairs spread
+    evenly over the groups, see ``spread_limit``)."""
     chosen = list(items)
     if subset is not None:
         if not 0 < subset <= 1:
             raise WhatifError(f"--subset must be a fraction in (0, 1], got {subset}.")
-        units = sorted({unit(i) for i in chosen})
+        units = sorted({_unit(i) for i in chosen})
         keep = set(random.Random(seed).sample(units, max(1, round(subset * len(units)))))
-        chosen = [i for i in chosen if unit(i) in keep]
+        chosen = [i for i in chosen if _unit(i) in keep]
     if limit is not None:
-        if limit < 1:
-            raise WhatifError(f"--limit must be a positive number of items, got {limit}.")
-        sizes: dict[str, int] = {}
-        for item in chosen:
-            sizes[unit(item)] = sizes.get(unit(item), 0) + 1
-        kept: set[str] = set()
-        total = 0
-        for name, size in sizes.items():
-            if total >= limit:
-                break
-            kept.add(name)
-            total += size
-        chosen = [i for i in chosen if unit(i) in kept]
+        chosen = spread_limit(chosen, limit)
     return chosen

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import secrets
+import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -65,15 +68,57 @@ class RunResult:
     """Per-item records."""
     execution: Execution = field(default_factory=Execution, compare=False)
     """Cache hits, computed responses, errors, time."""
+    recorded_errors: int = field(default=0, compare=False)
+    """``errors`` as read from ``results.json`` (used when the samples are not at hand)."""
+
+    @property
+    def n_errors(self) -> int:
+        """Items that ended in a backend error (the model's or the judge's call failed after
+        all retries): scored wrong, shown in every table, retried by the next run."""
+        if self.samples:
+            return sum(backend_failed(s) for s in self.samples)
+        return self.recorded_errors
 
     def to_json(self) -> dict[str, Any]:
         """The ``results.json`` entry."""
         return {"suite": self.suite, "dataset": self.dataset, "model": self.model,
-                "n_items": self.n_items, "metrics": self.metrics, "spec": self.spec}
+                "n_items": self.n_items, "errors": self.n_errors, "metrics": self.metrics,
+                "spec": self.spec}
+
+
+def backend_failed(sample: Sample) -> bool:
+    """The item's model call failed, or a judge call grading it did (a judged suite marks those
+    parts ``"failure": "judge-error"`` in ``judgement["parts"]``)."""
+    if sample.error is not None:
+        return True
+    parts = sample.judgement.get("parts") if isinstance(sample.judgement, dict) else None
+    return isinstance(parts, dict) and any(
+        isinstance(p, dict) and p.get("failure") == "judge-error" for p in parts.values())
+
+
+RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "suite": str, "dataset": str, "model": str, "n_items": int, "metrics": dict}
+"""Required fields of a ``results.json`` run entry and their JSON types."""
+
+
+def new_run_id() -> str:
+    """A random id for one run output folder (``results.json`` and each ``samples.jsonl`` line)."""
+    return uuid.uuid4().hex
+
+
+def default_run_folder() -> Path:
+    """``whatif-out/run-YYYYmmdd-HHMMSS-XXXXXX``: unique even for runs started in the same
+    second (the random suffix; the folder is published with a rename that never replaces)."""
+    return Path("whatif-out") / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
 def load_runs(folder: str | Path) -> list[RunResult]:
-    """Read a run folder written by ``whatif run`` (``results.json`` + ``samples.jsonl``)."""
+    """Read a run folder written by ``whatif run`` (``results.json`` + ``samples.jsonl``).
+
+    Refuses, with a sentence, a ``results.json`` that is not ours or lacks fields, and a
+    ``samples.jsonl`` whose lines carry another ``run_id`` than ``results.json`` (files of two
+    different runs side by side). Folders written before run ids existed have none in either.
+    """
     folder = Path(folder)
     results = folder / "results.json"
     if not results.is_file():
@@ -83,21 +128,19 @@ def load_runs(folder: str | Path) -> list[RunResult]:
     try:
         data = json.loads(results.read_text(encoding="utf-8"))
         entries = data["runs"]
+        if not isinstance(entries, list):
+            raise TypeError("'runs' is not a list")
     except (ValueError, KeyError, TypeError) as exc:
         raise WhatifError(f"{results} is not a whatifbench results file ({exc}).") from None
-    samples: dict[tuple[str, str], list[Sample]] = {}
-    path = folder / "samples.jsonl"
-    if path.is_file():
-        names = {f.name for f in fields(Sample)}
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                sample = Sample(**{k: v for k, v in obj.items() if k in names})
-            except (ValueError, TypeError) as exc:
-                raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None
-            samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
+    for n, entry in enumerate(entries, start=1):
+        problems = _entry_problems(entry)
+        if problems:
+            raise WhatifError(
+                f"{results}: run {n} of {len(entries)} {problems}; the file was not written by "
+                "'whatif run' or was edited. Re-create the folder with 'whatif run --out' "
+                "(answers come from the run store at no cost).")
+    run_id = data.get("run_id")
+    samples = _read_samples(folder / "samples.jsonl", results, run_id)
     runs = []
     shared = Counter((e["dataset"], e["model"]) for e in entries)
     for e in entries:
@@ -109,5 +152,49 @@ def load_runs(folder: str | Path) -> list[RunResult]:
         del pool[:len(mine)]
         runs.append(RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
                               n_items=e["n_items"], metrics=e["metrics"],
-                              spec=e.get("spec", {}), samples=mine))
+                              spec=e.get("spec") or {}, samples=mine,
+                              recorded_errors=int(e.get("errors") or 0)))
     return runs
+
+
+def _entry_problems(entry: object) -> str | None:
+    if not isinstance(entry, dict):
+        return "is not a JSON object"
+    missing = [k for k in RUN_FIELDS if k not in entry]
+    if missing:
+        return f"lacks the field(s) {', '.join(missing)}"
+    wrong = [k for k, t in RUN_FIELDS.items()
+             if not isinstance(entry[k], t) or isinstance(entry[k], bool)]
+    if not isinstance(entry.get("spec") or {}, dict):
+        wrong.append("spec")
+    return f"has field(s) of the wrong type: {', '.join(wrong)}" if wrong else None
+
+
+def _read_samples(path: Path, results: Path,
+                  run_id: str | None) -> dict[tuple[str, str], list[Sample]]:
+    """Samples by (dataset, model); each line must carry ``run_id``."""
+    samples: dict[tuple[str, str], list[Sample]] = {}
+    if not path.is_file():
+        if run_id is not None:
+            raise WhatifError(f"{results.parent} has results.json (run {run_id}) but no "
+                              "samples.jsonl; the folder is incomplete. Re-create it with "
+                              "'whatif run --out'.")
+        return samples
+    names = {f.name for f in fields(Sample)}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            sample = Sample(**{k: v for k, v in obj.items() if k in names})
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None
+        if obj.get("run_id") != run_id:
+            raise WhatifError(
+                f"{path}:{lineno} belongs to run {obj.get('run_id') or '(none)'}, but "
+                f"{results.name} beside it is run {run_id or '(none)'}: the two files come from "
+                "different runs (an interrupted write by an older version, or files copied "
+                "together), and merging them would mislead. Re-create the folder with 'whatif "
+                "run --out' (answers come from the run store at no cost).")
+        samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
+    return samples

@@ -14,6 +14,8 @@ from whatifbench.models.builtin.program import ProgramBackend, seeded_unit
 class RandomBackend(ProgramBackend):
     """Uniformly random answers, seeded per item (-M seed=N, default 0)."""
 
+    arg_names = frozenset({"delay", "seed"})
+
     def answer(self, item: Item, request: Request) -> str | None:
         u = seeded_unit(self.args.get("seed", 0), item.id)
         if item.kind == "choice":
@@ -29,6 +31,8 @@ class RandomBackend(ProgramBackend):
 class ConstantBackend(ProgramBackend):
     """Always the first option (``yes`` for yes/no, ``1`` for counts)."""
 
+    arg_names = frozenset({"delay"})
+
     def answer(self, item: Item, request: Request) -> str | None:
         if item.kind == "choice":
             return item.choices[0]
@@ -39,9 +43,12 @@ class ConstantBackend(ProgramBackend):
 class IgnorePremiseBackend(ProgramBackend):
     """Answers originals correctly and each counterfactual with its original's answer.
 
-    It models a reader with perfect eyes who ignores the premise; items outside original/basic
-    and counterfactual pairs (e.g. MuCR's) get no answer.
+    It models a reader with perfect eyes who ignores the premise, so it applies only to suites
+    of original/basic and counterfactual pairs (C-VQA, CFMM), not to MuCR or CELLO.
     """
+
+    arg_names = frozenset({"delay"})
+    suites = frozenset({"cvqa-synthetic", "cvqa-real", "cfmm"})
 
     @property
     def version(self) -> str:

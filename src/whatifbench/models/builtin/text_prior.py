@@ -48,6 +48,8 @@ def option_key(option: str) -> str:
 class TextPriorBackend(ProgramBackend):
     """Answers from the question text alone: leaked option, else the most frequent option."""
 
+    arg_names = frozenset({"delay", "seed"})
+
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         super().__init__(spec, args)
         self._frequency: Counter[str] = Counter()

@@ -37,6 +37,7 @@ class HFBackend(Backend):
 
     name_arg_required = True
     arg_names = frozenset(HFOptions.__dataclass_fields__)
+    uses_gpu = True
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         super().__init__(spec, own_args(type(self), args))
@@ -45,6 +46,9 @@ class HFBackend(Backend):
         self.folder, config = checkpoint_folder(spec)
         self.model_type = str(config.get("model_type", ""))
         self.text_only = is_text_only(config)
+        text_config = config.get("text_config")
+        self.text_model_type = str(text_config.get("model_type", "")
+                                   if isinstance(text_config, dict) else "")
         multi = self.options.multi_image
         if multi is None:
             multi = self.model_type not in SINGLE_IMAGE_TYPES and not self.text_only

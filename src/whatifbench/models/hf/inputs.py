@@ -47,6 +47,32 @@ def tail_ids(tokenizer: Any, context: str, tail: str) -> list[int]:
     return list(tokenizer(tail, add_special_tokens=False)["input_ids"])
 
 
+OPENING = "([{\"'"
+"""A prompt ending in one of these is followed directly by the answer (``The best answer is:
+(``), without a space."""
+QWEN_VISION = "<|vision_start|><|image_pad|><|vision_end|>"
+"""Qwen2-VL's image placeholder (its processor's ``image_token`` is only the middle part)."""
+
+
+def image_placeholder(loaded: Loaded) -> str:
+    """The text that stands for one image in a plain prompt: nothing for BLIP-2/InstructBLIP
+    (their processors put the image tokens first themselves), Qwen2-VL's vision block, else the
+    processor's ``image_token`` (``<image>`` for LLaVA)."""
+    if loaded.model_type in PLAIN_PROMPT_TYPES:
+        return ""
+    if loaded.model_type.startswith("qwen2"):
+        return QWEN_VISION
+    return str(getattr(loaded.processor, "image_token", None) or "<image>")
+
+
+def plain_text(loaded: Loaded, request: Request) -> str:
+    """A plain request's text exactly as the processor receives it: the parts of every turn in
+    order, each image part replaced by the model's image placeholder."""
+    placeholder = image_placeholder(loaded)
+    return "".join(placeholder if part.is_image else part.text or ""
+                   for turn in request.turns for part in turn.parts)
+
+
 def _messages(request: Request) -> list[dict[str, Any]]:
     return [{"role": turn.role,
              "content": [{"type": "image"} if part.is_image else {"type": "text", "text": part.text}
@@ -57,7 +83,8 @@ def _messages(request: Request) -> list[dict[str, Any]]:
 def build_prompt(loaded: Loaded, request: Request, spec: str,
                  candidate_space: bool | None = None) -> Prompt:
     """Format one request with the checkpoint's chat template (PaliGemma: its own format;
-    BLIP-2, InstructBLIP: plain text, their processors put the image tokens first).
+    BLIP-2, InstructBLIP: plain text, their processors put the image tokens first; a
+    ``Request.plain`` request: its own text, see ``plain_text``).
 
     ``candidate_space``: see ``HFOptions.candidate_space``.
     """
@@ -65,7 +92,9 @@ def build_prompt(loaded: Loaded, request: Request, spec: str,
     images = request.images
     if loaded.text_only:
         return _text_prompt(loaded, request, spec, candidate_space)
-    if loaded.model_type == "paligemma":
+    if request.plain:
+        text = context = plain_text(loaded, request)
+    elif loaded.model_type == "paligemma":
         # PaliGemma has no chat template: image tokens, then the text; the processor inserts
         # <bos> after the images and ends the prompt with a newline.
         text = processor.image_token * len(images) + "\n".join(t.text for t in request.turns)
@@ -83,7 +112,8 @@ def build_prompt(loaded: Loaded, request: Request, spec: str,
         context = text
     prefix = tuple(tail_ids(loaded.tokenizer, context, request.answer_prefix))
     if candidate_space is None:
-        candidate_space = not request.answer_prefix and not context[-1:].isspace()
+        candidate_space = (not request.answer_prefix and not context[-1:].isspace()
+                           and context[-1:] not in OPENING)
     return Prompt(text, context + request.answer_prefix, images, prefix,
                   " " if candidate_space else "")
 

@@ -23,8 +23,7 @@ from whatifbench.models.openai_compat.client import CallFailed, RetryingClient
 from whatifbench.models.openai_compat.options import (
     OpenAIOptions,
     Redactor,
-    sanitize_url,
-    url_secrets,
+    require_key,
 )
 from whatifbench.models.openai_compat.payloads import MalformedReply
 from whatifbench.models.shared_args import reject_unknown
@@ -58,17 +57,20 @@ class OpenAIImagesBackend(ImageBackend):
         reject_unknown(spec, args, (*IMAGE_ARGS, *TRANSPORT), flag="-I")
         transport = {k: v for k, v in args.items() if k in TRANSPORT}
         self.options = OpenAIOptions.from_args(spec, transport)
+        require_key(self.options, spec, flag="-I")
         self.params = {k: args.get(k, default) for k, default in IMAGE_ARGS.items()}
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})
         self.model = spec.split(":", 1)[1]
-        self.redact = Redactor([self.options.api_key or "", *url_secrets(self.options.base_url)])
+        if len(self.options.base_urls) > 1:  # a fleet serves one model: any subset answers
+            self.execution_args = self.execution_args | {"base_url"}
+        self.redact = Redactor(self.options.secrets())
 
     def describe(self) -> dict[str, Any]:
         """Spec, public arguments (image parameters with their defaults), server URL."""
         described = super().describe()
         described["args"] = {**{k: v for k, v in self.params.items() if v is not None},
                              **described["args"],
-                             "base_url": sanitize_url(self.options.base_url)}
+                             "base_url": self.options.public_servers()}
         return described
 
     def body(self, request: Request) -> dict[str, Any]:
@@ -109,3 +111,4 @@ class OpenAIImagesBackend(ImageBackend):
             await asyncio.gather(client.aclose(), fetcher.aclose())
 
         yield from as_completed(len(requests), one, close)
+        client.check_reached()

@@ -16,8 +16,9 @@ def as_completed(count: int, work: Callable[[int], Coroutine[Any, Any, T]],
     The loop runs while we wait for the next result; the consumer's own work between results
     (storing a response) is short, and requests in flight keep going on the server meanwhile.
     If a task raises, the results that completed before it are yielded first and its exception
-    is raised; then (or when the consumer stops early) the remaining tasks are cancelled and
-    ``close`` runs before the loop is closed.
+    is raised; then (or when the consumer stops early, or on Ctrl-C) every task still on the
+    loop is cancelled and awaited, ``close`` runs, and only then is the loop closed, so nothing
+    is left to complain about a closed loop at exit.
     """
     loop = asyncio.new_event_loop()
     done: asyncio.Queue[tuple[int, T | None, Exception | None]] = asyncio.Queue()
@@ -29,21 +30,41 @@ def as_completed(count: int, work: Callable[[int], Coroutine[Any, Any, T]],
             done.put_nowait((i, None, exc))
 
     tasks = [loop.create_task(run(i)) for i in range(count)]
+    waiting: list[asyncio.Task[Any]] = []
     try:
         for _ in range(count):
-            i, result, error = loop.run_until_complete(done.get())
+            # A task of its own (not a bare coroutine), so that an interruption while we wait
+            # leaves a task the clean-up below cancels rather than a coroutine nobody closes.
+            waiting[:] = [loop.create_task(done.get())]
+            i, result, error = loop.run_until_complete(waiting[0])
             if error is not None:
                 while not done.empty():
                     j, other, failed = done.get_nowait()
                     if failed is None:
                         yield j, other  # type: ignore[misc]
                 raise error
-            yield i, result  # type: ignore[misc]
+            yield i, result
     finally:
-        pending = [t for t in tasks if not t.done()]
+        shutdown(loop, [*tasks, *waiting], close)
+
+
+def shutdown(loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[Any]],
+             close: Callable[[], Awaitable[None]]) -> None:
+    """Cancel and await every task left on ``loop``, run ``close``, then close the loop.
+
+    Exceptions of finished ``tasks`` are collected (an interrupted task holds the
+    ``KeyboardInterrupt``), so none is reported as "never retrieved"; a second Ctrl-C during the
+    clean-up still closes the loop before it propagates."""
+    try:
+        pending = {t for t in (*tasks, *asyncio.all_tasks(loop)) if not t.done()}
         for task in pending:
             task.cancel()
         if pending:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        for task in tasks:
+            if not task.cancelled():
+                task.exception()
         loop.run_until_complete(close())
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
         loop.close()

@@ -14,8 +14,8 @@ from whatifbench.models.openai_compat.client import CallFailed, RetryingClient
 from whatifbench.models.openai_compat.options import (
     OpenAIOptions,
     Redactor,
+    require_key,
     sanitize_url,
-    url_secrets,
 )
 from whatifbench.models.openai_compat.payloads import (
     MalformedReply,
@@ -47,23 +47,32 @@ class OpenAIBackend(Backend):
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         args = own_args(type(self), args)
         self.options = OpenAIOptions.from_args(spec, args)
+        require_key(self.options, spec)
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})
         self.model = spec.split(":", 1)[1]
-        self.redact = Redactor([self.options.api_key or "", *url_secrets(self.options.base_url)])
+        if len(self.options.base_urls) > 1:  # a fleet serves one model: any subset answers
+            self.execution_args = self.execution_args | {"base_url"}
+        self.redact = Redactor(self.options.secrets())
 
     def describe(self) -> dict[str, Any]:
         """Spec, public arguments and the server URL without credentials."""
         described = super().describe()
-        described["args"]["base_url"] = sanitize_url(self.options.base_url)
+        described["args"]["base_url"] = self.options.public_servers()
         return described
 
     def _run(self, requests: Sequence[Request], work: Any) -> Iterator[tuple[int, Response]]:
         if not requests:
             return
+        if any(r.plain for r in requests):
+            raise WhatifError(
+                f"{self.spec}: these requests are the raw input text of a local model (a paper "
+                "protocol with its own template), which a chat server would wrap in its own; use "
+                "an hf: checkpoint, or a prompt for API models (e.g. --prompt paper:api)."
+            )
         client = RetryingClient(self.options, self.redact)
         # At most twice as many items in preparation as connections: request bodies (with
         # their base64 images) are built only shortly before they can be sent.
-        gate = asyncio.Semaphore(2 * self.options.max_connections)
+        gate = asyncio.Semaphore(2 * self.options.max_connections * len(self.options.base_urls))
 
         async def one(i: int) -> Response:
             async with gate:
@@ -74,6 +83,7 @@ class OpenAIBackend(Backend):
                     return Response(error=str(exc))
 
         yield from as_completed(len(requests), one, client.aclose)
+        client.check_reached()
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """One chat completion per request."""

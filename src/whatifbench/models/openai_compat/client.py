@@ -2,8 +2,11 @@
 
 Retried: HTTP 408, 409, 429 and 5xx, timeouts, dropped or refused connections and malformed
 replies, with exponential backoff and jitter, honouring ``Retry-After`` (and
-``retry-after-ms``). Other 4xx answers fail the call at once; 401/403/404 stop the whole run
-because no request can succeed. Every message is passed through the redactor first.
+``retry-after-ms``). The timeout bounds each attempt as a whole (connect to last byte). Other
+4xx answers and replies without content fail the call at once; 401/403/404 stop the whole run
+because no request can succeed, and so does a server that none of the first attempts reached.
+Calls are spread over several servers by ``balancer.Balancer``. Every message is passed through
+the redactor first.
 """
 
 from __future__ import annotations
@@ -17,16 +20,26 @@ import ssl
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 
 from whatifbench.errors import WhatifError
-from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor, sanitize_url
-from whatifbench.models.openai_compat.payloads import MalformedReply
+from whatifbench.models.openai_compat.balancer import (
+    FAILED,
+    NEUTRAL,
+    OK,
+    Balancer,
+    Lease,
+    open_server,
+)
+from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor
+from whatifbench.models.openai_compat.payloads import EmptyReply, MalformedReply
 
 RETRY_STATUS = frozenset({408, 409, 429})
 RETRY_AFTER_LIMIT = 600.0
+UNREACHED_LIMIT = 20
+"""The run stops when this many first attempts all failed to get any answer from the server."""
 
 
 @functools.cache
@@ -66,39 +79,24 @@ def retry_after(headers: httpx.Headers) -> float | None:
 
 
 class RetryingClient:
-    """POSTs JSON bodies to ``base_url + path`` with at most ``max_connections`` in flight."""
+    """POSTs JSON bodies to ``base_url + path`` with at most ``max_connections`` in flight per
+    server."""
 
     def __init__(self, options: OpenAIOptions, redact: Redactor) -> None:
         self.options = options
         self.redact = redact
         self.rng = random.Random()
-        parts = urlsplit(options.base_url)
-        auth = None
-        if parts.username or parts.password:
-            auth = httpx.BasicAuth(parts.username or "", parts.password or "")
-        netloc = parts.hostname or ""
-        if parts.port:
-            netloc = f"{netloc}:{parts.port}"
-        self.base_url = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-        self.params = parts.query
-        self.public_url = sanitize_url(options.base_url)
         headers = {"Authorization": f"Bearer {options.api_key}"} if options.api_key else {}
         timeout = httpx.Timeout(options.timeout, connect=min(options.timeout, 30.0))
-        # One single-connection client per slot: httpcore scans every connection of a pool on
-        # each request, which costs more CPU than the request itself at 16+ connections.
-        verify = ssl_context(parts.scheme == "https")
-        self.clients = [httpx.AsyncClient(headers=headers, auth=auth, timeout=timeout,
-                                          verify=verify,
-                                          limits=httpx.Limits(max_connections=1,
-                                                              max_keepalive_connections=1))
-                        for _ in range(options.max_connections)]
-        self.idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
-        for client in self.clients:
-            self.idle.put_nowait(client)
-
-    def _url(self, path: str) -> str:
-        url = self.base_url + path
-        return f"{url}?{self.params}" if self.params else url
+        verify = ssl_context(any(urlsplit(url).scheme == "https" for url in options.base_urls))
+        self.balancer = Balancer(
+            [open_server(url, headers, timeout, verify, options.max_connections)
+             for url in options.base_urls], options.backoff, options.backoff_max)
+        self.answered = False
+        """Whether any attempt got an HTTP answer (of any status) from any server."""
+        self.unreached = 0
+        """Attempts that got no answer at all (refused, unresolvable, dropped)."""
+        self.last_unreached = ""
 
     def _delay(self, attempt: int, asked: float | None) -> float:
         if asked is not None:
@@ -111,47 +109,98 @@ class RetryingClient:
         """``parse`` of the decoded JSON answer, and the number of attempts it took.
 
         A 200 answer that is not JSON or that ``parse`` rejects with ``MalformedReply`` is
-        retried. Raises ``CallFailed`` after the last retry, ``WhatifError`` when the server
-        refuses the key or does not know the model or endpoint.
+        retried (on another server when one is healthy). Raises ``CallFailed`` after the last
+        retry or for an answer without content, ``WhatifError`` when the server refuses the
+        key, does not know the model or endpoint, or cannot be reached at all.
         """
         attempts = self.options.max_retries + 1
         problem = "no attempt was made"
         for attempt in range(attempts):
             asked: float | None = None
+            lease = await self.balancer.acquire()
+            outcome = FAILED
             try:
-                client = await self.idle.get()
-                try:
-                    response = await client.post(self._url(path), json=body)
+                # The timeout bounds the whole call, from connecting to the last byte: httpx's
+                # own timeouts bound each read, which a server sending a byte now and then
+                # never exceeds.
+                async with asyncio.timeout(self.options.timeout):
+                    response = await lease.client.post(lease.server.url(path), json=body)
                     raw = await response.aread()
-                finally:
-                    self.idle.put_nowait(client)
-            except httpx.TimeoutException:
-                problem = f"no response within {self.options.timeout:g} s"
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                problem = f"no complete response within {self.options.timeout:g} s"
+                if isinstance(exc, httpx.ConnectTimeout):
+                    self._unreached(f"{problem} (connecting)", lease)
             except httpx.TransportError as exc:
                 problem = f"connection error ({type(exc).__name__})"
+                self._unreached(f"{type(exc).__name__}: {exc}", lease)
+            except BaseException:
+                self.balancer.release(lease, NEUTRAL)  # cancelled: not the server's fault
+                raise
             else:
+                self.answered = True
                 status = response.status_code
                 if status == 200:
                     try:
-                        return parse(json.loads(raw)), attempt + 1
+                        value = parse(json.loads(raw))
+                        outcome = OK
                     except (ValueError, UnicodeDecodeError):
                         problem = "the server sent a reply that is not JSON"
                     except MalformedReply as exc:
                         problem = f"malformed reply: {exc}"
+                    except EmptyReply as exc:
+                        self.balancer.release(lease, NEUTRAL)
+                        raise CallFailed(self.redact(self._at(f"empty reply: {exc}", lease))
+                                         ) from None
                 else:
                     detail = self.redact(raw.decode("utf-8", "replace"))[:300].strip()
-                    self._check_fatal(status, detail)
                     problem = f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
-                    if status not in RETRY_STATUS and status < 500:
-                        raise CallFailed(self.redact(problem))
                     asked = retry_after(response.headers)
-            if attempt + 1 < attempts:
+                    if status not in RETRY_STATUS and status < 500:
+                        self.balancer.release(lease, NEUTRAL)
+                        self._check_fatal(status, detail, lease.server.public)
+                        raise CallFailed(self.redact(self._at(problem, lease)))
+            self.balancer.release(lease, outcome, asked)
+            if outcome == OK:
+                return value, attempt + 1
+            problem = self._at(problem, lease)
+            if attempt + 1 < attempts and not self.balancer.elsewhere():
                 await asyncio.sleep(self._delay(attempt, asked))
         raise CallFailed(self.redact(f"{problem} (after {attempts} attempt"
                                      f"{'s' if attempts != 1 else ''})"))
 
-    def _check_fatal(self, status: int, detail: str) -> None:
-        where = self.public_url
+    def _at(self, problem: str, lease: Lease) -> str:
+        """Name the server in a problem when there are several."""
+        return f"{problem} [{lease.server.public}]" if self.balancer.several else problem
+
+    def _unreached(self, why: str, lease: Lease) -> None:
+        """Count an attempt that got no answer at all; stop the run when the first
+        ``UNREACHED_LIMIT`` attempts all did (the lease is given back first)."""
+        self.unreached += 1
+        self.last_unreached = self._at(why, lease)
+        if not self.answered and self.unreached >= UNREACHED_LIMIT:
+            self.balancer.release(lease, FAILED)
+            raise self.unreachable()
+
+    def unreachable(self) -> WhatifError:
+        """The message for servers that never answered."""
+        urls = [s.public for s in self.balancer.servers]
+        where = (f"The server at {urls[0]} could not" if len(urls) == 1 else
+                 f"None of the servers ({', '.join(urls)}) could")
+        return WhatifError(
+            f"{where} be reached: none of the first {self.unreached} "
+            f"attempt{'s' if self.unreached != 1 else ''} got an answer (last: "
+            f"{self.redact(self.last_unreached)}). Check that the server is running and that "
+            "--base-url is right (it ends with /v1, e.g. --base-url http://localhost:8000/v1); "
+            "nothing was scored."
+        )
+
+    def check_reached(self) -> None:
+        """After a batch: raise ``unreachable()`` when no attempt ever got an answer (a run too
+        small to reach ``UNREACHED_LIMIT`` attempts, every call failed to connect)."""
+        if not self.answered and self.unreached:
+            raise self.unreachable()
+
+    def _check_fatal(self, status: int, detail: str, where: str) -> None:
         if status in (401, 403):
             raise WhatifError(
                 f"The server at {where} refused the request (HTTP {status}: {detail[:200]}). "
@@ -166,5 +215,4 @@ class RetryingClient:
 
     async def aclose(self) -> None:
         """Close the connections."""
-        for client in self.clients:
-            await client.aclose()
+        await self.balancer.aclose()

@@ -22,6 +22,11 @@ class MalformedReply(Exception):
     """A 200 response without the expected fields (retried like a transient failure)."""
 
 
+class EmptyReply(Exception):
+    """A well-formed 200 reply that holds no answer (``content: null``): the call failed, and
+    is not repeated at once, since the same request would get the same reply."""
+
+
 class RankingUnsupported(Exception):
     """The server answered but gave no prompt log-probabilities."""
 
@@ -86,15 +91,20 @@ def reply_text(body: Any) -> tuple[str, dict[str, Any]]:
         message = choice["message"]
     except (KeyError, IndexError, TypeError):
         raise MalformedReply("the response has no choices[0].message") from None
-    text = message.get("content") if isinstance(message, dict) else None
-    if text is not None and not isinstance(text, str):
+    if not isinstance(message, dict):
+        raise MalformedReply("choices[0].message is not an object")
+    text = message.get("content")
+    if text is None:
+        raise EmptyReply(f"choices[0].message.content is null (finish_reason "
+                         f"{choice.get('finish_reason')!r})")
+    if not isinstance(text, str):
         raise MalformedReply("choices[0].message.content is not text")
     meta: dict[str, Any] = {"finish_reason": choice.get("finish_reason")}
     usage = body.get("usage") if isinstance(body, dict) else None
     if isinstance(usage, dict):
         meta["usage"] = {k: usage[k] for k in ("prompt_tokens", "completion_tokens")
                          if isinstance(usage.get(k), int)}
-    return text or "", meta
+    return text, meta
 
 
 def prompt_tokens(body: Any) -> int:

@@ -19,7 +19,14 @@ from whatifbench import __version__
 from whatifbench.answers.letters import extract_choice, letter_for
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Capabilities, Request, Response, public_args
+from whatifbench.models.base import (
+    Backend,
+    Capabilities,
+    Request,
+    Response,
+    public_args,
+    scene_generators_reason,
+)
 from whatifbench.models.program.codegen import Program
 from whatifbench.models.program.sandbox import Outcome, SandboxCrashed
 from whatifbench.models.program.tools.answerers import Depth, DepthModel, Llm, Vqa
@@ -36,8 +43,6 @@ TOOL_ARGS = frozenset({"detector", "detector_threshold", "vqa", "llm_query", "de
 ROUTED = ("code.", "vqa.", "llm.")
 """``-M code.KEY=…`` goes to the code LLM only, ``vqa.KEY`` to the VQA model, ``llm.KEY`` to
 the ``llm_query`` model; other arguments not ours go to all of them."""
-PROCEDURAL_SUITES = ("cvqa-synthetic", "cfmm", "mucr")
-"""Suites whose generated datasets carry ground-truth scenes (oracle perception)."""
 
 
 def split_args(cls: type, spec: str, args: Mapping[str, Any]
@@ -100,6 +105,7 @@ class CodeBackend(Backend):
     capabilities = Capabilities(generate=True, rank=True, multi_image=True)
     name_arg_required = True
     arg_names: frozenset[str] = TOOL_ARGS
+    forwards_args = True
 
     def __init__(self, spec: str, args: Mapping[str, Any],
                  code_llm: Backend | None = None) -> None:
@@ -173,11 +179,12 @@ class CodeBackend(Backend):
         """The execution limits (the sandbox's, for Python programs)."""
         return None
 
-    def applies_to(self, suite_name: str) -> bool:
+    def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
         """Any suite with a detector; oracle perception only the generated suites."""
         if isinstance(self.toolbox.perception, OraclePerception):
-            return suite_name in PROCEDURAL_SUITES
-        return True
+            why = scene_generators_reason(suite, generator)
+            return None if why is None else f"with -M detector=oracle {why} (use a detector)"
+        return None
 
     # -- running -----------------------------------------------------------------------------
     def use_store(self, store: Any) -> None:

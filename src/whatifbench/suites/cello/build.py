@@ -22,6 +22,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
+from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
@@ -82,6 +83,8 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
         raise WhatifError(f"Unknown task type(s) {', '.join(unknown)}; use {', '.join(TASKS)}.")
     tasks = [t for t in TASKS if not tasks or t in tasks]
     scene_graphs, images = Path(scene_graphs), Path(images)
+    sources = [p for p in (scene_graphs, images, image_data) if p is not None]
+    check_output(out, sources, overwrite)  # before reading the inputs
     scenes = load_scene_graphs(scene_graphs)
     known = load_image_sizes(image_data) if image_data else {}
     check_folder(images)
@@ -92,7 +95,7 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
             f"None of the {len(scenes)} scene graphs in {scene_graphs} has its image in {images} "
             f"(looked for e.g. {scenes[0].image_id}.jpg there and in VG_100K/, VG_100K_2/); "
             "pass --images with the Visual Genome image folder.")
-    with DatasetWriter(out, overwrite) as writer:    # checks --out before any work
+    with DatasetWriter(out, overwrite, sources) as writer:
         result = run_pipeline(usable, per_task, seed, tasks, vocabulary=scenes)
         if not result.questions:
             raise WhatifError(

@@ -7,22 +7,17 @@ import json
 from pathlib import Path
 
 from whatifbench.core.dataset import load_dataset
-from whatifbench.core.fsutil import write_text_atomic
+from whatifbench.core.outputs import check_output, write_output_file
 from whatifbench.core.registry import register
-from whatifbench.errors import WhatifError
 from whatifbench.suites.cello.records import record_from_item
 
 
 def export_cello(dataset: str | Path, out: str | Path, overwrite: bool = False) -> int:
     """Write one release record per item to ``out`` (atomically); returns the record count."""
-    out = Path(out)
-    if out.exists() and not overwrite:
-        raise WhatifError(f"{out} already exists; choose another --out or pass --overwrite.")
-    if out.is_dir():
-        raise WhatifError(f"{out} is a folder; --out must be a file path such as cello.jsonl.")
+    check_output(out, [dataset], overwrite, file=True)  # before reading the dataset
     data = load_dataset(dataset, check_images=False)
     lines = [json.dumps(record_from_item(item), ensure_ascii=False) for item in data.items]
-    write_text_atomic(out, "\n".join(lines) + "\n")
+    write_output_file(out, ("\n".join(lines) + "\n").encode("utf-8"), overwrite, [dataset])
     return len(lines)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, problems_message
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
+from whatifbench.core.jsonfile import iter_objects
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cello.counts import cello_counts
@@ -21,23 +21,13 @@ VERSION = "1"
 
 
 def read_release(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` of every line; one ``WhatifError`` lists all bad lines."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise WhatifError(f"The file {path} does not exist; pass --jsonl with the release's "
-                          "cello_data.jsonl.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WhatifError(f"Cannot read {path} as UTF-8 text ({exc}).") from None
+    """``(line number, record)`` of every record (JSON Lines, a JSON array, or one record, as in
+    the release README); one ``WhatifError`` lists all bad records with their lines."""
     records: list[tuple[int, dict[str, Any]]] = []
     problems: list[str] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})")
+    for lineno, rec, error in iter_objects(path, "--jsonl with the release's cello_data.jsonl"):
+        if error is not None:
+            problems.append(f"{path}:{lineno}: {error}")
             continue
         found = record_problems(rec)
         problems += [f"{path}:{lineno}: {p}" for p in found]
@@ -48,8 +38,9 @@ def read_release(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if problems:
         raise WhatifError(problems_message(
             f"The CELLO file {path}", problems,
-            "Each line must be one release record (img_id, question, graph_type, task_type, "
-            "graph, objs, options, answer_index, data_id); fix these lines and run again."))
+            "Each record must be a release record (img_id, question, graph_type, task_type, "
+            "graph, objs, options, answer_index, data_id), one per line, in a JSON array, or a "
+            "single record; fix these records and run again."))
     return records
 
 
@@ -62,7 +53,7 @@ def import_cello(jsonl: str | Path, images: str | Path, out: str | Path,
     items: list[Item] = []
     seen: set[str] = set()
     renamed = 0
-    with DatasetWriter(out, overwrite) as writer:
+    with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
         paths = copy_images(writer, images, [rec["img_id"] for _, rec in records])
         for lineno, rec in records:
             item_id = f"cello-{rec['data_id']}"
@@ -91,7 +82,8 @@ class CelloImporter:
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """``--jsonl FILE --images DIR``."""
         parser.add_argument("--jsonl", required=True, metavar="FILE",
-                            help="the release's cello_data.jsonl")
+                            help="the release's cello_data.jsonl (JSON Lines, a JSON array, or "
+                                 "one record as in the release README)")
         parser.add_argument("--images", required=True, metavar="DIR",
                             help="Visual Genome images <img_id>.jpg (or VG_100K/, VG_100K_2/)")
 

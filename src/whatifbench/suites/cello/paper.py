@@ -1,9 +1,8 @@
 """The release's own evaluation protocol (``evaluate_cello.py`` / ``utils.py`` of the release).
 
 * Prompt: ``f"Question: {q}\\nChoose from the following options:\\n{opts}\\n"`` with options
-  written ``(A). Yes``, then ``The best answer is: (`` (here the reply's forced prefix).
-* Parse: the reply is split on that phrase (last part), stripped, one leading ``(`` removed; it
-  is correct when its first character is the letter of ``answer_index`` (case-sensitive).
+  written ``(A). Yes``, then ``The best answer is: (`` — sent and parsed as the model family's
+  path of the release does (``families.py``).
 * Sampling: ``random.seed(0)``, then per ``task_type`` in order of first appearance, all items
   when fewer than 100, else ``random.sample(items, 100)``.
 """
@@ -16,8 +15,8 @@ from collections.abc import Sequence
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.item import Item
+from whatifbench.suites.cello.families import family
 
-PHRASE = "The best answer is: ("
 SAMPLE_SIZE = 100
 PAPER_SEED = 0
 
@@ -28,13 +27,9 @@ def paper_prompt(question: str, choices: Sequence[str]) -> str:
     return f"Question: {question}\nChoose from the following options:\n{options}\n"
 
 
-def paper_parse(reply: str, choices: Sequence[str]) -> Extraction:
-    """The option whose letter is the reply's first character after the release's cleaning."""
-    text = reply.split(PHRASE)[-1].strip().removeprefix("(")
-    letters = [letter_for(i) for i in range(len(choices))]
-    if text[:1] in letters:
-        return Extraction(choices[letters.index(text[:1])])
-    return Extraction(None, "empty" if not text else "no-letter")
+def paper_parse(reply: str, choices: Sequence[str], family_name: str) -> Extraction:
+    """The option the release's path for ``family_name`` reads from ``reply``."""
+    return family(family_name).parse(reply, choices)
 
 
 def task_of(item: Item) -> str:

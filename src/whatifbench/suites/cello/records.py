@@ -63,7 +63,7 @@ def graph_problems(graph: Any) -> list[str]:
 def record_problems(rec: Any) -> list[str]:
     """Every problem of one release record (empty when valid)."""
     if not isinstance(rec, dict):
-        return ["the line is not a JSON object"]
+        return ["the record is not a JSON object"]
     missing = [k for k in RELEASE_KEYS if k not in rec]
     if missing:
         return [f"missing field(s) {', '.join(missing)}"]

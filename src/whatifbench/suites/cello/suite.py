@@ -1,8 +1,10 @@
-"""The ``cello`` suite: prompts (ours and the release's), parsers, selection, metrics, stats."""
+"""The ``cello`` suite: prompts (ours and the release's per model family), parsers, selection,
+metrics, stats."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,14 +12,17 @@ from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import Protocol, paper_family
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
+from whatifbench.models.base import Backend, Part, Turn
+from whatifbench.models.family import model_hint
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
+from whatifbench.suites.cello.families import MAX_NEW_TOKENS, auto_family, family
 from whatifbench.suites.cello.metrics import cello_metrics
-from whatifbench.suites.cello.paper import PHRASE, paper_parse, paper_prompt, paper_sample
+from whatifbench.suites.cello.paper import paper_parse, paper_prompt, paper_sample
 from whatifbench.suites.cello.stats import cello_stats
 from whatifbench.suites.cello.tables import cello_tables
 
@@ -31,30 +36,55 @@ class CelloSuite(Suite):
     parsers = ("default", "paper")
     subsets = ("paper",)
 
-    def check_protocol(self, protocol: Protocol) -> None:
-        """Also reject ``paper:<family>``: the release has one prompt for every model."""
-        super().check_protocol(protocol)
-        if protocol.prompt.startswith("paper:"):
-            raise WhatifError(f"CELLO's paper prompt has no model families ({protocol.prompt!r}); "
-                              "use --prompt paper.")
+    def bind(self, protocol: Protocol, backend: Backend) -> Protocol:
+        """Choose the release's model family from the backend (``openai:`` → ``api``, an
+        ``hf:`` LLaVA → ``llava`` …) unless ``--prompt paper:FAMILY`` names it; under
+        ``--prompt paper`` the request is that family's, with the release's 30-token budget."""
+        hint = model_hint(backend)
+        paper, named = paper_family(protocol.prompt)
+        chosen = family(named or auto_family(hint))
+        if not paper:
+            return replace(protocol, family=chosen.name)
+        if chosen.plain and hint.kind == "openai":
+            raise WhatifError(
+                f"--prompt paper:{chosen.name} is the raw text the release gives a local model "
+                f"({chosen.release}); {backend.spec} is a chat server, which the release asks "
+                "through its API path: use --prompt paper (paper:api, paper:claude or "
+                "paper:gemini).")
+        if protocol.strategy != "zero-shot":
+            raise WhatifError(
+                f"CELLO's paper protocol is zero-shot: its prompt ends with 'The best answer is: "
+                f"(' for an immediate answer, so --strategy {protocol.strategy} cannot follow "
+                "it; use --prompt default with that strategy.")
+        return replace(protocol, prompt=f"paper:{chosen.name}", family=chosen.name,
+                       max_new_tokens=protocol.max_new_tokens or MAX_NEW_TOKENS)
 
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
-        """Ours: question, lettered options, a letter instruction; or the release's prompt."""
-        if protocol.prompt == "paper":
+        """Ours: question, lettered options, a letter instruction; or the release's prompt
+        (the family adds the answer phrase and its own frame)."""
+        if protocol.prompt.startswith("paper"):
             return paper_prompt(item.question, item.choices)
         return super().prompt_text(item, protocol)
 
-    def answer_prefix(self, item: Item, protocol: Protocol) -> str:
-        """The release's ``The best answer is: (`` under ``--prompt paper``."""
-        return PHRASE if protocol.prompt == "paper" else ""
+    def user_turns(self, item: Item, protocol: Protocol, images: tuple[Part, ...],
+                   text: str) -> tuple[Turn, ...]:
+        """The release's request of the protocol's family under ``--prompt paper``."""
+        if protocol.prompt.startswith("paper"):
+            return family(protocol.family or "other").turns(images, text)
+        return super().user_turns(item, protocol, images, text)
+
+    def plain_prompt(self, protocol: Protocol) -> bool:
+        """The LLaVA, BLIP-2 and Qwen families give the model the release's own text."""
+        return protocol.prompt.startswith("paper") and family(protocol.family or "other").plain
 
     def extract(self, item: Item, reply: str, protocol: Protocol) -> dict[str, Extraction]:
-        """Both parsers: ours (letters, then option values) and the release's first letter."""
+        """Both parsers: ours (letters, then option values) and the release's, as the path of
+        the protocol's model family reads the reply."""
         if item.kind != "choice":
             raise WhatifError(f"CELLO item {item.id} is a {item.kind} item; CELLO items are "
                               "multiple choice (Yes/No included).")
         return {"default": extract_choice(reply, item.choices),
-                "paper": paper_parse(reply, item.choices)}
+                "paper": paper_parse(reply, item.choices, protocol.family or "other")}
 
     def select(self, items: Sequence[Item], name: str, seed: int) -> list[Item]:
         """``--subset paper``: the release's sampling (100 per task type; seed 0 by default)."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from whatifbench.causal.tasks import RUNGS, TASKS
 from whatifbench.causal.templates import GRAPH_TYPES
 from whatifbench.metrics.stats import wilson_ci
-from whatifbench.report.labels import labeller
+from whatifbench.report.labels import labeller, model_name
 from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cello.metrics import ERROR_KINDS
@@ -17,6 +17,24 @@ RUNG_NOTE = ("Rungs: discovery CaI CA AR; association CB; intervention CoI BAS C
 KIND_NOTE = ("image: in the image, not in the causal graph; graph: in the causal graph, part of "
              "the answer; text: in neither, induced by the question; unknown: imported items "
              "whose distractor kind is not recorded.")
+
+
+def _labeller(runs: Sequence[RunResult]) -> Callable[[RunResult], str]:
+    """Row labels (``report.labels``) that also name the release's protocol family when a run
+    used it (``model [paper:llava]``), even when every run shown did."""
+    label = labeller(runs)
+
+    def shown(run: RunResult) -> str:
+        text = label(run)
+        prompt = str((run.spec.get("protocol") or {}).get("prompt", "default"))
+        if not prompt.startswith("paper") or "prompt=" in text:
+            return text
+        name = model_name(run)
+        rest = text[len(name):]
+        if rest.startswith(" ["):
+            return f"{name} [{prompt}, {rest[2:]}"
+        return f"{name} [{prompt}]{rest}"
+    return shown
 
 
 def _acc(block: dict, key: str) -> str | Cell:
@@ -30,7 +48,7 @@ def _acc(block: dict, key: str) -> str | Cell:
 
 def rung_table(runs: Sequence[RunResult]) -> Table:
     """Overall, per rung, binary vs multiple choice, unparsed."""
-    label = labeller(runs)
+    label = _labeller(runs)
     rows = tuple((label(r), _acc({"all": {"accuracy": r.metrics["accuracy"],
                                           "n": r.metrics["n_items"]}}, "all"),
                   *(_acc(r.metrics["by_rung"], k) for k in RUNGS),
@@ -46,7 +64,7 @@ def rung_table(runs: Sequence[RunResult]) -> Table:
 
 def task_table(runs: Sequence[RunResult]) -> Table:
     """One column per task type (the paper's abbreviations)."""
-    label = labeller(runs)
+    label = _labeller(runs)
     rows = tuple((label(r), *(_acc(r.metrics["by_task_type"], t) for t in TASKS)) for r in runs)
     return Table("CELLO: accuracy by task type",
                  ("model", *(task.abbrev for task in TASKS.values())), rows,
@@ -55,7 +73,7 @@ def task_table(runs: Sequence[RunResult]) -> Table:
 
 def graph_table(runs: Sequence[RunResult]) -> Table:
     """One column per graph type."""
-    label = labeller(runs)
+    label = _labeller(runs)
     rows = tuple((label(r), *(_acc(r.metrics["by_graph_type"], g) for g in GRAPH_TYPES))
                  for r in runs)
     return Table("CELLO: accuracy by graph type", ("model", *GRAPH_TYPES), rows)
@@ -64,7 +82,7 @@ def graph_table(runs: Sequence[RunResult]) -> Table:
 def distractor_table(runs: Sequence[RunResult]) -> Table:
     """Which kind of option wrong multiple-choice answers picked."""
     rows = []
-    label = labeller(runs)
+    label = _labeller(runs)
     for r in runs:
         d = r.metrics["distractor_errors"]
         rows.append((label(r), str(d["n_errors"]),

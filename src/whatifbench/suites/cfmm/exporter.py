@@ -5,14 +5,13 @@ it."""
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 from pathlib import Path
 
+from whatifbench.core.csvtext import csv_text
 from whatifbench.core.dataset import IMAGES, Dataset, load_dataset
-from whatifbench.core.fsutil import write_text_atomic
 from whatifbench.core.item import Item
+from whatifbench.core.outputs import check_output, write_output_file
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cfmm.pairs import complete_pairs
@@ -47,20 +46,14 @@ def dataset_records(dataset: Dataset) -> list[PairRecord]:
 
 def export_cfmm(dataset: str | Path, out: str | Path, fmt: str, overwrite: bool = False) -> int:
     """Write the dataset's pairs as ``jsonl`` or ``csv``; return the number of pairs."""
-    out = Path(out)
-    if out.exists() and (out.is_dir() or not overwrite):
-        raise WhatifError(f"{out} already exists; choose another --out or pass --overwrite.")
+    check_output(out, [dataset], overwrite, file=True)  # before reading the dataset
     rows = [record_to_row(r) for r in dataset_records(load_dataset(dataset, check_images=False))]
     if fmt == "jsonl":
         text = "".join(json.dumps({k: v for k, v in row.items() if v}, ensure_ascii=False) + "\n"
                        for row in rows)
     else:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(FIELDS)
-        writer.writerows([row[f] for f in FIELDS] for row in rows)
-        text = buffer.getvalue()
-    write_text_atomic(out, text)
+        text = csv_text([FIELDS, *([row[f] for f in FIELDS] for row in rows)])
+    write_output_file(out, text.encode("utf-8"), overwrite, [dataset])
     return len(rows)
 
 

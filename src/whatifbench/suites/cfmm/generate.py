@@ -18,6 +18,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
+from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cfmm.layout import CANVAS
 from whatifbench.suites.cfmm.pairs import complete_pairs, pair_facts
@@ -62,8 +63,13 @@ J = TypeVar("J")
 R = TypeVar("R")
 
 
-def parallel_map(fn: Callable[[J], R], jobs: Sequence[J], workers: int) -> Iterator[R]:
-    """``map(fn, jobs)`` in ``workers`` processes (forked where possible), results in order."""
+def parallel_map(fn: Callable[[J], R], jobs: Sequence[J], workers: int,
+                 executor: JobMap | None = None) -> Iterator[R]:
+    """``map(fn, jobs)`` in ``workers`` processes (forked where possible) or in Ray tasks
+    (``executor``), results in order."""
+    if executor is not None:
+        yield from executor.map(fn, jobs, setup=reuse_image_memory)
+        return
     reuse_image_memory()  # inherited by the worker processes
     if workers <= 1 or len(jobs) < 2 * workers:
         yield from map(fn, jobs)
@@ -108,9 +114,10 @@ class CfmmSyntheticGenerator:
     @staticmethod
     def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
-                 answer_changed: float = DEFAULT_CHANGED) -> Card:
+                 answer_changed: float = DEFAULT_CHANGED, executor: JobMap | None = None) -> Card:
         """Write ``5 × per_category`` pairs to ``out`` (one image, one intervened image and two
-        items per pair). ``workers`` (default: the available CPUs) changes only the speed;
+        items per pair). ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks;
+        images come back to this process, which writes them) change only the speed;
         ``answer_changed`` is the percentage of pairs whose counterfactual answer differs from
         the basic one."""
         if per_category < 1:
@@ -123,7 +130,7 @@ class CfmmSyntheticGenerator:
         jobs = plan(per_category, seed, answer_changed)
         with DatasetWriter(out, overwrite) as writer:
             items: list[Item] = []
-            for built in parallel_map(build, jobs, workers or default_workers()):
+            for built in parallel_map(build, jobs, workers or default_workers(), executor):
                 for name, data in built.files:
                     writer.add_image(name, data)
                 items += built.items
@@ -149,11 +156,14 @@ class CfmmSyntheticGenerator:
                             f"basic one (default {DEFAULT_CHANGED:g})")
         parser.add_argument("--workers", type=int, metavar="N",
                             help="processes (default: all CPUs; the output does not change)")
+        add_executor_arguments(parser, "generate")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         """Generate from parsed command-line arguments."""
-        CfmmSyntheticGenerator.generate(
-            args.out, per_category=args.per_category, seed=args.seed, overwrite=args.overwrite,
-            workers=args.workers, answer_changed=args.answer_changed)
+        with generator_jobs(args) as executor:
+            CfmmSyntheticGenerator.generate(
+                args.out, per_category=args.per_category, seed=args.seed,
+                overwrite=args.overwrite, workers=args.workers,
+                answer_changed=args.answer_changed, executor=executor)
         return 0

@@ -11,9 +11,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.card import Card
-from whatifbench.core.dataset import DatasetWriter, problems_message, sort_images
+from whatifbench.core.dataset import (
+    DatasetWriter,
+    lone_surrogate,
+    problems_message,
+    sort_images,
+)
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
+from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cfmm.pairs import pair_facts, pair_items
@@ -86,7 +92,9 @@ def _jsonl_rows(text: str) -> list[Row]:
         if not line.strip():
             continue
         try:
-            rows.append((lineno, json.loads(line), []))
+            obj = json.loads(line)
+            bad = lone_surrogate(line, obj)
+            rows.append((lineno, None, [bad]) if bad else (lineno, obj, []))
         except json.JSONDecodeError as exc:
             rows.append((lineno, None, [(f"not valid JSON ({exc.msg} at column {exc.colno}); "
                                         "each line must hold one JSON object")]))
@@ -147,18 +155,6 @@ def _image_problems(names: Sequence[str], images: Path) -> list[str]:
     return problems
 
 
-def _check_out(out: Path, inputs: Sequence[Path]) -> None:
-    """Refuse an output folder that is, or contains, an input (it would be replaced)."""
-    target = out.resolve()
-    for path in inputs:
-        resolved = path.resolve()
-        if resolved == target or target in resolved.parents:
-            raise WhatifError(
-                f"The output folder {out} holds the input {path}; writing the dataset there "
-                "would replace it. Choose another --out."
-            )
-
-
 def import_cfmm(out: str | Path, *, images: str | Path, jsonl: str | Path | None = None,
                 csv_file: str | Path | None = None, overwrite: bool = False,
                 name: str = "cfmm") -> Card:
@@ -171,13 +167,13 @@ def import_cfmm(out: str | Path, *, images: str | Path, jsonl: str | Path | None
         raise WhatifError(f"The images folder {images} does not exist; pass --images DIR, the "
                           "folder the 'image' paths are relative to.")
     out = Path(out)
-    _check_out(out, [path, images])
+    check_output(out, [path, images], overwrite)  # before reading anything
     records, problems, names = read_records(path, fmt)
     problems += _image_problems(names, images)
     if problems:
         raise WhatifError(problems_message(str(path), problems, FIX))
     items: list[Item] = []
-    with DatasetWriter(out, overwrite=overwrite) as writer:
+    with DatasetWriter(out, overwrite, inputs=[path, images]) as writer:
         copied: dict[str, str] = {}
         for record in records:
             rel = record.image

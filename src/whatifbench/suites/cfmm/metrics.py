@@ -34,23 +34,30 @@ def _paired(samples: Sequence[Sample]) -> dict[str, Any]:
 
 
 def chose_basic(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
-    """Counterfactual errors that picked the basic question's answer.
+    """Counterfactual errors that picked the basic question's answer (Observation 1).
 
-    Counted over complete pairs whose basic answer is one of the counterfactual's options and
-    differs from its answer (elsewhere picking the basic answer is impossible or right).
-    Unparsed replies and failed requests are errors that did not pick it.
+    Only where that carries information: counterfactual questions with more than two options
+    (or free-form ones) whose basic answer differs from the counterfactual answer and, for
+    choices, is one of the options. With two options a wrong (parsed) answer is the basic one
+    by construction, so the share would be 100 % for every model; those errors are counted in
+    ``n_cf_errors_two_options`` instead. Unparsed replies and failed requests are errors that
+    did not pick it.
     """
     by_id = {s.item_id: s for s in samples}
-    errors = picked = 0
+    errors = picked = two_options = 0
     for basic, cf in complete_pairs(items):
         s = by_id.get(cf.id)
         if s is None or basic.id not in by_id or s.correct:
             continue
-        if basic.target in cf.choices and basic.target != cf.target:
+        if cf.kind == "choice" and len(cf.choices) <= 2:
+            two_options += 1
+            continue
+        offered = cf.kind != "choice" or basic.target in cf.choices
+        if offered and basic.target != cf.target:
             errors += 1
             picked += s.prediction == basic.target
     return {"cf_errors_chose_basic": percent(picked, errors) if errors else None,
-            "n_cf_errors_considered": errors}
+            "n_cf_errors_considered": errors, "n_cf_errors_two_options": two_options}
 
 
 def total_scores(by_category: dict[str, dict[str, Any]],

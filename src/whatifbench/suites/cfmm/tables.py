@@ -74,27 +74,36 @@ def category_table(runs: Sequence[RunResult]) -> Table:
 
 
 def total_table(runs: Sequence[RunResult]) -> Table:
-    """CFMM Table 3: total scores (sums over the categories), then phi and the share of
-    counterfactual errors that picked the basic answer."""
-    columns = ("model", "prompt", *SCORE_COLUMNS, "phi", "cf err = basic %")
-    spans = (("", 2), ("Total score", 3), ("Observation 1", 2))
+    """CFMM Table 3: total scores (sums over the categories), then phi and, where it carries
+    information (counterfactual questions with more than two options, or free-form), the share
+    of counterfactual errors that picked the basic answer."""
+    informative = any(r.metrics.get("cf_errors_chose_basic") is not None for r in runs)
+    columns = ("model", "prompt", *SCORE_COLUMNS, "phi",
+               *(("cf err = basic %",) if informative else ()))
+    spans = (("", 2), ("Total score", 3), ("Observation 1", 2 if informative else 1))
     rows = []
     label = labeller(runs, SHOWN)
     for run in runs:
         m = run.metrics
         phi = m.get("phi")
+        extra = (fmt(m.get("cf_errors_chose_basic"), 1),) if informative else ()
         rows.append((label(run), prompt_label(run.spec), *_cells(m.get("total")),
-                     "–" if phi is None else f"{phi:+.3f}",
-                     fmt(m.get("cf_errors_chose_basic"), 1)))
+                     "–" if phi is None else f"{phi:+.3f}", *extra))
     notes: tuple[str, ...] = ()
     if runs:
         total = runs[0].metrics.get("total", {})
         six = "" if total.get("categories") == 6 else "; the paper's six give 600"
+        choice = (("cf err = basic = share of counterfactual errors that chose the basic "
+                   "question's answer, over questions with more than two options or free-form "
+                   "answers.") if informative else
+                  ("cf err = basic (the share of counterfactual errors that chose the basic "
+                   "answer) is not shown: every counterfactual question here has two options, "
+                   "so a wrong answer is the basic one by construction."))
         notes = (
             (f"Total score = sum of the per-category accuracies over the "
              f"{total.get('categories')} categories present (max {total.get('max')} each{six})."),
-            ("phi = correlation of basic and counterfactual correctness over pairs; cf err = "
-             "basic = share of counterfactual errors that chose the basic question's answer."),
+            "phi = correlation of basic and counterfactual correctness over pairs.",
+            choice,
         )
     return Table(f"CFMM (Table 3 layout): {runs[0].dataset if runs else ''}", columns,
                  tuple(rows), spans, notes)

@@ -11,6 +11,7 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
+from whatifbench.core.csvtext import csv_text
 from whatifbench.errors import WhatifError
 
 HEADER = ("img_path", "query", "answer", "new query", "new answer", "type")
@@ -67,9 +68,6 @@ def read_table(path: Path, release: str) -> tuple[list[tuple[int, list[str]]], s
 
 
 def table_text(rows: Sequence[Sequence[str]]) -> str:
-    """The release CSV text for rows in ``HEADER`` order (header first, LF line ends)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(HEADER)
-    writer.writerows(rows)
-    return buf.getvalue()
+    """The release CSV text for rows in ``HEADER`` order (header first, LF line ends; cells as
+    given, quoted so that each reads back unchanged: ``core.csvtext``)."""
+    return csv_text([HEADER, *rows])

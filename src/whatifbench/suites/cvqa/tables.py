@@ -8,11 +8,10 @@ from typing import Any
 
 from whatifbench.report.labels import labeller
 from whatifbench.report.programs import by_code_llm
-from whatifbench.report.table import Cell, Table, fmt
+from whatifbench.report.table import DELTA_NOTE, Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 
-DELTA_NOTE = ("Δ = counterfactual − original accuracy (negative = the counterfactual question "
-              "was answered worse); * = exact McNemar p < 0.05.")
+SIGNIFICANCE_NOTE = "* = exact McNemar p < 0.05."
 
 
 def _ci(value: Any) -> tuple[float, float] | None:
@@ -58,8 +57,8 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                 Cell(m["pair_accuracy"], ci=_ci(ci.get("pair_accuracy")), n=m.get("n_pairs")),
                 fmt(m["unparsed"])]
         rows.append(tuple(row))
-    notes = ((f"Accuracy in %. {DELTA_NOTE} 95% bootstrap intervals over pairs (± in report.md "
-             "and report.html)."),)
+    notes = ((f"Accuracy in %. {DELTA_NOTE} {SIGNIFICANCE_NOTE} 95% bootstrap intervals over "
+              "pairs (± in report.md and report.html)."),)
     return Table(title, tuple(columns), tuple(rows), tuple(spans), notes, unit="pairs")
 
 

@@ -5,6 +5,7 @@ from whatifbench.suites.cvqa_real import (  # noqa: F401  (register the suite an
     build,
     exporter,
     importer,
+    replies,
     review,
     suite,
 )

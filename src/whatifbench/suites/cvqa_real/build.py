@@ -21,6 +21,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, DatasetWriter, check_image
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
+from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Turn
@@ -121,9 +122,8 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
     images = Path(images)
     if not images.is_dir():
         raise WhatifError(f"The images folder {images} does not exist; pass --images.")
-    if Path(out).is_dir() and any(Path(out).iterdir()) and not overwrite:
-        raise WhatifError(f"The output folder {out} already exists and is not empty; choose a "
-                          "new folder or pass --overwrite (checked before any model call).")
+    sources = (questions, annotations, images)
+    check_output(out, sources, overwrite)  # before any model call
     qs, subtype = vqa.load_questions(Path(questions))
     anns = vqa.load_annotations(Path(annotations))
     qualified = vqa.select(qs, anns, subtype, min_agreement, groups)
@@ -174,7 +174,7 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
     if not kept:
         raise WhatifError(f"None of the {len(chosen)} replies gave a usable pair "
                           f"({dict(outcomes)}); check the model with a few questions first.")
-    with DatasetWriter(out, overwrite) as writer:
+    with DatasetWriter(out, overwrite, sources) as writer:
         for cand, outcome in kept:
             if not (writer.images / cand.image).exists():
                 writer.add_image(cand.image, (images / cand.image).read_bytes())

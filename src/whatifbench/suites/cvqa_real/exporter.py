@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, load_dataset
-from whatifbench.core.fsutil import staged_dir
 from whatifbench.core.item import Item
+from whatifbench.core.outputs import staged_dir
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa.table import table_text
 
@@ -46,7 +46,7 @@ def export_release(dataset: str | Path | Dataset, out: str | Path, *,
         item = pair_items[0]
         sources.setdefault(image_name(item), ds.image_path(item.images[0]))
     out = Path(out)
-    with staged_dir(out, overwrite) as stage:
+    with staged_dir(out, overwrite, inputs=(ds.root,), kind="export") as stage:
         (stage / CSV_NAME).write_text(table_text(rows), encoding="utf-8", newline="")
         for name, src in sources.items():
             dest = stage / "images" / name

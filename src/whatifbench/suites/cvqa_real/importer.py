@@ -62,7 +62,7 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path, *,
     if not kept:
         raise WhatifError(f"None of the {len(rows)} rows of {csv_path} has a usable image in "
                           f"{images}; check --images.")
-    with DatasetWriter(out, overwrite) as writer:
+    with DatasetWriter(out, overwrite, inputs=(csv_path, images)) as writer:
         stored: dict[str, str] = {}
         for index, row in kept:
             if row.image not in stored:

@@ -1,17 +1,26 @@
-"""The C-VQA release's answer parser (``format_response``), reproduced rule for rule.
+"""The C-VQA release's answer parser (``scripts/format_response.py``), reproduced rule for rule.
 
 Numeric types: lower-case; tokens are ``\\b\\w+\\b`` with each comma kept as an empty token; no
 tokens → fail; if the first token is ``if``, keep only the tokens after the first comma (no
-comma → fail); otherwise, if ``if`` occurs, keep the tokens before the first ``if``; return the
-first all-digit token, else the first of {no, zero, none → 0; one … ten → 1 … 10}, else fail.
+comma → fail); otherwise, if ``if`` occurs, keep the tokens before the first ``if``. Then **one
+pass** over the tokens: the first token that is either all digits (``str.isdigit``) or one of
+{no, zero, none → 0; one … ten → 1 … 10} decides; digits are converted with ``int`` (so ``03``
+→ ``3``, and Unicode decimal digits such as ``٣`` → ``3``); no such token → fail.
 Boolean type: any of no/false/not → ``no``; else any of yes/true/be/is/are → ``yes``; else fail.
-Nothing else is done (no ``<think>`` stripping): the point is to score as the paper did.
+
+Where the release crashes we record the reply as unparsed (flag ``release-crash``): a token that
+``str.isdigit`` accepts but ``int`` rejects (superscripts ``²``, subscripts, circled digits
+``①``; the release's script stops with ``ValueError`` there) or an integer longer than Python's
+``int`` limit. ``calc_acc.py`` then compares the formatted value with the release's answer as
+text, so a failed or crashed reply is simply wrong. Nothing else is done (no ``<think>``
+stripping): the point is to score as the paper did.
 """
 
 from __future__ import annotations
 
 import re
 
+from whatifbench.answers.extraction import RELEASE_CRASH as CRASH
 from whatifbench.answers.extraction import Extraction
 
 _TOKEN = re.compile(r"\b\w+\b|,")
@@ -29,21 +38,27 @@ def tokens(reply: str) -> list[str]:
     return [COMMA if t == "," else t for t in _TOKEN.findall(reply.lower())]
 
 
-def paper_number(reply: str) -> Extraction:
-    """The release's parse of a reply to a numeric (direct or indirect) question."""
+def numeric_tokens(reply: str) -> list[str] | None:
+    """The tokens the release searches for a count (``None``: it gives up before searching)."""
     toks = tokens(reply)
     if not toks:
-        return Extraction(None, "no-tokens")
+        return None
     if toks[0] == "if":
-        if COMMA not in toks:
-            return Extraction(None, "if-without-comma")
-        toks = toks[toks.index(COMMA) + 1:]
-    elif "if" in toks:
-        toks = toks[:toks.index("if")]
+        return toks[toks.index(COMMA) + 1:] if COMMA in toks else None
+    return toks[:toks.index("if")] if "if" in toks else toks
+
+
+def paper_number(reply: str) -> Extraction:
+    """The release's parse of a reply to a numeric (direct or indirect) question."""
+    toks = numeric_tokens(reply)
+    if toks is None:
+        return Extraction(None, "no-tokens" if not tokens(reply) else "if-without-comma")
     for tok in toks:
         if tok.isdigit():
-            return Extraction(tok)
-    for tok in toks:
+            try:
+                return Extraction(str(int(tok)))
+            except ValueError:  # '²'.isdigit() is True but int('²') raises: the release stops
+                return Extraction(None, CRASH)
         if tok in NUMBER_WORDS:
             return Extraction(NUMBER_WORDS[tok])
     return Extraction(None, "no-number")

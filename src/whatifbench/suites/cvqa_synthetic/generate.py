@@ -20,6 +20,7 @@ from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
+from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
@@ -29,6 +30,8 @@ from whatifbench.suites.cvqa_synthetic.templates import TEMPLATES
 ROLES = ("original", "counterfactual")
 BATCH = 16
 """Most images per batch handed to a worker (see ``run_jobs``)."""
+RAY_SPLIT = 8
+"""Workers assumed when cutting batches for Ray tasks (the output never depends on it)."""
 
 
 def plan(per_template: int, seed: int, intervened: bool = False,
@@ -63,13 +66,19 @@ def default_workers() -> int:
     return max(1, min(8, cpus))
 
 
-def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Built]:
-    """Build every job (in parallel when ``workers`` > 1), yielding results in job order.
+def run_jobs(jobs: Sequence[Job], workers: int, executor: JobMap | None = None
+             ) -> Iterator[Built]:
+    """Build every job (in parallel when ``workers`` > 1, or in Ray tasks with ``executor``),
+    yielding results in job order.
 
     Jobs go out in batches (``build_all`` makes a batch phase by phase, on warm caches).
     Workers only compute; the caller writes the files (one writer: file systems often handle
     one process creating files much better than several at once).
     """
+    if executor is not None:
+        for built in executor.map(build_all, split(jobs, RAY_SPLIT), setup=reuse_image_memory):
+            yield from built
+        return
     reuse_image_memory()  # inherited by the worker processes
     batches = split(jobs, workers)
     if workers <= 1 or len(batches) < 2:
@@ -160,10 +169,11 @@ class CvqaSyntheticGenerator:
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
                  intervened: bool = False, balanced_values: bool = False,
-                 progress: bool = False) -> Card:
+                 executor: JobMap | None = None, progress: bool = False) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
-        ``workers`` (default: the available CPUs) changes only the speed, never the output;
+        ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks; images come back
+        to this process, which writes them) change only the speed, never the output;
         ``intervened`` also renders each counterfactual scene (``images/intervened/``);
         ``balanced_values`` removes the release's value-rank shortcut (see ``make_options``);
         ``progress`` shows a bar of images drawn on stderr (on a terminal).
@@ -179,7 +189,7 @@ class CvqaSyntheticGenerator:
 
             bar = tqdm(total=len(jobs), desc="generating images", unit="image",
                        disable=not progress or None, file=sys.stderr, leave=False)
-            for built in run_jobs(jobs, workers or default_workers()):
+            for built in run_jobs(jobs, workers or default_workers(), executor):
                 for name, data in built.files:
                     writer.add_image(name, data)
                 writer.add_items(built.items)
@@ -208,12 +218,14 @@ class CvqaSyntheticGenerator:
         parser.add_argument("--balanced-values", action="store_true",
                             help="draw distractors so that the correct value is not most often "
                             "the second smallest option (the release's text-only shortcut)")
+        add_executor_arguments(parser, "generate")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         """Generate from parsed command-line arguments."""
-        CvqaSyntheticGenerator.generate(
-            args.out, per_template=args.per_template, seed=args.seed, overwrite=args.overwrite,
-            workers=args.workers, intervened=args.intervened_images,
-            balanced_values=args.balanced_values)
+        with generator_jobs(args) as executor:
+            CvqaSyntheticGenerator.generate(
+                args.out, per_template=args.per_template, seed=args.seed,
+                overwrite=args.overwrite, workers=args.workers, intervened=args.intervened_images,
+                balanced_values=args.balanced_values, executor=executor)
         return 0

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, load_dataset, problems_message
-from whatifbench.core.fsutil import staged_dir
 from whatifbench.core.item import Item
+from whatifbench.core.outputs import staged_dir
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa.table import image_path_problem, table_text
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, options_text
@@ -75,7 +75,7 @@ def export_release(dataset: str | Path | Dataset, out: str | Path,
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     rows = release_rows(data)
     out = Path(out)
-    with staged_dir(out, overwrite) as stage:
+    with staged_dir(out, overwrite, inputs=(data.root,), kind="export") as stage:
         (stage / QUESTIONS).write_text(table_text(rows), encoding="utf-8", newline="")
         for row in rows:
             target = stage / "images" / row[0]

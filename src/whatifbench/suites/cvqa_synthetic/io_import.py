@@ -65,7 +65,7 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path,
             f"The C-VQA-Synthetic CSV {csv_path}", problems,
             f"{FORMAT_HINT} Images are looked up as --images DIR / img_path. Fix the file or "
             "the folder and run the command again."))
-    with DatasetWriter(out, overwrite) as writer:
+    with DatasetWriter(out, overwrite, inputs=(csv_path, images)) as writer:
         for row in rows:
             writer.add_image(row.img_path, (images / row.img_path).read_bytes())
             writer.add_items(row_items(row, csv_path.name))

@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
 from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.jsonfile import iter_objects
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS, LETTERS
+from whatifbench.suites.mucr.reasons import DEFAULT_READING, READINGS
 from whatifbench.suites.mucr.records import (
     CATEGORIES,
     STYLES,
     Record,
     group_problems,
-    iter_objects,
     parse_record,
     raw_id,
 )
@@ -30,9 +33,14 @@ VERSION = "1"
 FIX = ("Fix these records (or the images folder) and run the import again; nothing was written.")
 
 
-def read_release(jsonl: Path, images: Path) -> tuple[list[Record], dict[str, Path]]:
+def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING
+                 ) -> tuple[list[Record], dict[str, Path]]:
     """Validated records and the source file of each image name; one ``WhatifError`` listing
-    every problem of the file (ordered by line) otherwise."""
+    every problem of the file (ordered by line) otherwise. ``reading``: how ``causal_reason``
+    is read (``reasons.READINGS``)."""
+    if reading not in READINGS:
+        raise WhatifError(f"Unknown causal_reason reading {reading!r}; use one of "
+                          f"{', '.join(READINGS)}.")
     if not images.is_dir():
         raise WhatifError(f"The images folder {images} does not exist; pass the folder that "
                           "holds the release's image files with --images.")
@@ -45,7 +53,7 @@ def read_release(jsonl: Path, images: Path) -> tuple[list[Record], dict[str, Pat
             problems.append((line, error))
             broken.add(raw_id(str(obj)) or "")
             continue
-        record, errs = parse_record(obj)
+        record, errs = parse_record(obj, reading)
         problems += [(line, e) for e in errs]
         if record is None:
             if isinstance(obj, dict) and isinstance(obj.get("id"), (str, int)):
@@ -100,12 +108,38 @@ def dataset_name(name: str) -> str:
     return path.as_posix()
 
 
+def unknown_values(records: list[Record]) -> dict[str, Counter[str]]:
+    """Labels and styles outside the paper's sets, with how many records carry each."""
+    return {"label": Counter(r.category for r in records if r.category not in CATEGORIES),
+            "style": Counter(r.style for r in records if r.style not in STYLES)}
+
+
+def unknown_warning(jsonl: Path, records: list[Record]) -> str | None:
+    """One sentence about the labels/styles kept as given, or ``None`` when there are none."""
+    found = unknown_values(records)
+    parts = [f"{key} {', '.join(f'{v!r} ({n})' for v, n in sorted(values.items()))} (the "
+             f"paper's: {', '.join(known)})"
+             for (key, values), known in zip(found.items(), (CATEGORIES, STYLES), strict=True)
+             if values]
+    if not parts:
+        return None
+    return (f"whatif: warning: {jsonl} has records whose {' and '.join(parts)}; they are kept "
+            "as given and reported as categories of their own.")
+
+
 def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: int = 0,
-                overwrite: bool = False) -> Card:
-    """Validate the release file and images, then write the dataset (all or nothing)."""
+                overwrite: bool = False, causal_reason: str = DEFAULT_READING,
+                warn: Callable[[str], None] | None = None) -> Card:
+    """Validate the release file and images, then write the dataset (all or nothing).
+    ``causal_reason``: the reading of the explanations (``annotators`` or ``parts``);
+    ``warn`` receives the one warning about labels/styles outside the paper's sets
+    (default: printed to stderr)."""
     jsonl, images = Path(jsonl), Path(images)
-    records, sources = read_release(jsonl, images)
-    with DatasetWriter(out, overwrite=overwrite) as writer:
+    records, sources = read_release(jsonl, images, causal_reason)
+    message = unknown_warning(jsonl, records)
+    if message is not None:
+        (warn or (lambda text: print(text, file=sys.stderr)))(message)
+    with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
         rel = {name: writer.add_image(dataset_name(name), path.read_bytes())
                for name, path in sources.items()}
         items = make_items(records, rel, seed, jsonl.name)
@@ -113,7 +147,8 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
         card = writer.finish(
             name="mucr", suite="mucr", version=VERSION,
             generator={"name": "mucr-import", "params": {
-                "jsonl": jsonl.name, "jsonl_sha256": sha256_file(jsonl), "seed": seed}},
+                "jsonl": jsonl.name, "jsonl_sha256": sha256_file(jsonl), "seed": seed,
+                "causal_reason": causal_reason}},
             seed=seed,
             counts=_counts(records),
             extra={"answer_positions": {
@@ -125,11 +160,18 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
 
 
 def _counts(records: list[Record]) -> dict[str, Any]:
-    by = Counter((r.category, r.style) for r in records)
+    """Groups, and pairs per category and style: the paper's values first (zeros included),
+    then any other value found, as its own category."""
+    categories = [*CATEGORIES, *sorted({r.category for r in records} - set(CATEGORIES))]
+    styles = [*STYLES, *sorted({r.style for r in records} - set(STYLES))]
+    by_category = Counter(r.category for r in records)
+    by_style = Counter(r.style for r in records)
     return {
         "groups": len({frozenset((r.id, *r.links)) for r in records}),
-        "pairs_by_category": {c: sum(by[(c, s)] for s in STYLES) for c in CATEGORIES},
-        "pairs_by_style": {s: sum(by[(c, s)] for c in CATEGORIES) for s in STYLES},
+        "pairs_by_category": {c: by_category[c] for c in categories},
+        "pairs_by_style": {s: by_style[s] for s in styles},
+        "unknown_labels": dict(sorted(unknown_values(records)["label"].items())),
+        "unknown_styles": dict(sorted(unknown_values(records)["style"].items())),
     }
 
 
@@ -149,8 +191,15 @@ class MucrImporter:
                             help="folder of the image files named by image_0/image_1")
         parser.add_argument("--seed", type=int, default=0,
                             help="seed of the answer positions (default 0)")
+        parser.add_argument("--causal-reason", choices=READINGS, default=DEFAULT_READING,
+                            help="how the three causal_reason entries are read: 'annotators' "
+                                 "(default; three volunteers' explanations, each split into "
+                                 "cause image / effect image / causal link, as MuCR Eq. 6-8 "
+                                 "compare each part with three annotations) or 'parts' (the "
+                                 "three parts themselves)")
 
     @staticmethod
     def run(args: argparse.Namespace) -> None:
         """Run the import."""
-        import_mucr(args.jsonl, args.images, args.out, seed=args.seed, overwrite=args.overwrite)
+        import_mucr(args.jsonl, args.images, args.out, seed=args.seed, overwrite=args.overwrite,
+                    causal_reason=args.causal_reason)

@@ -80,12 +80,15 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
             provenance={**common, "metric": "cue", "position": pos},
         ))
         first = (r.explanations[0][0], r.explanations[1][0], r.explanations[2][0])
+        # an annotator's explanation that does not split is the reference of every part
+        target = first[0] if len(set(first)) == 1 else exp_answer(first)
         items.append(Item(
             id=f"{r.id}-exp", images=(images[r.cause_image], images[r.effect_image]),
-            question=QUESTIONS["exp"].format(cue=r.cue), kind="text", target=exp_answer(first),
+            question=QUESTIONS["exp"].format(cue=r.cue), kind="text", target=target,
             pair_id=r.id, role="exp", group="exp",
             meta={**base_meta, "image_labels": list(IMAGE_LABELS["exp"]), "cue": r.cue,
                   "references": [list(p) for p in r.explanations],
+                  "reference_reading": r.reading,
                   "captions": [r.cause_caption, r.effect_caption]},
             provenance={**common, "metric": "exp",
                         "explanation": f'The cue "{r.cue}" links the two images.'},

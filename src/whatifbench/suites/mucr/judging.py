@@ -11,7 +11,10 @@ Two kinds of judge, chosen by what the ``--judge`` backend can do:
 
 A part the model did not write scores 0 without a judge call; a judge call that fails or whose
 reply holds no number scores 0 and is counted (``n_judge_failures``; failed calls are retried on
-the next run). All judge calls go through the run store.
+the next run). All judge calls go through the run store. When the default (offline) judge cannot
+be used because its extra is not installed and no ``--judge`` was given, Exp is not judged:
+its samples keep ``score`` ``None`` with the reason in ``judgement["not_judged"]``, and the other
+three metrics are computed as usual.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Response, Turn
+from whatifbench.models.embedding import INSTALL
 from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.suites.mucr.explanations import PARTS, Explanations, split_explanations
 
@@ -59,6 +63,13 @@ JUDGE_PROMPT = (
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)")
 
 
+def not_judged_hint(why: str) -> str:
+    """The one line shown where Exp is not judged: why, and the two ways to judge it."""
+    install = "" if INSTALL in why else f" Install the offline judge with {INSTALL}."
+    return (f"Exp not judged: {why.rstrip('.')}.{install} Or pass --judge SPEC to use another "
+            "judge (e.g. --judge openai:gpt-4o).")
+
+
 def similarity_score(cosine: float) -> float:
     """Cosine similarity → 0–10: linear between ``SIM_FLOOR`` and ``SIM_CEIL``, clipped."""
     share = (cosine - SIM_FLOOR) / (SIM_CEIL - SIM_FLOOR)
@@ -86,6 +97,11 @@ def grade(samples: Sequence[Sample], items: Sequence[Item], judge: JudgeRuntime)
     out = list(samples)
     todo = [k for k, item in enumerate(items) if item.group == "exp"]
     if not todo:
+        return out
+    if judge.unavailable is not None:  # the default judge's extra is not installed
+        reason = not_judged_hint(judge.unavailable)
+        for k in todo:
+            out[k] = dataclasses.replace(out[k], score=None, judgement={"not_judged": reason})
         return out
     backend = judge.backend
     if backend.capabilities.generate:

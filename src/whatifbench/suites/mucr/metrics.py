@@ -30,15 +30,20 @@ def core_metrics(samples: Sequence[Sample], with_ci: bool = True) -> dict[str, A
         out[m] = percent(int(hits.sum()), len(hits)) if len(hits) else None
         if with_ci and len(hits):
             ci[m] = bootstrap_ci([hits], lambda x: 100 * x.mean(axis=1))
-    exp = np.array([s.score or 0.0 for s in by_metric["exp"]], dtype=float)
+    judged = [s for s in by_metric["exp"] if "not_judged" not in s.judgement]
+    exp = np.array([s.score or 0.0 for s in judged], dtype=float)
     out["exp"] = _mean(list(exp))
     if with_ci and len(exp):
         ci["exp"] = bootstrap_ci([exp], lambda x: x.mean(axis=1))
     out["exp_parts"] = {
         part: _mean([float(s.judgement.get("parts", {}).get(part, {}).get("score", 0.0))
-                     for s in by_metric["exp"]])
+                     for s in judged])
         for part in PARTS
     }
+    skipped = [s for s in by_metric["exp"] if "not_judged" in s.judgement]
+    out["exp_judged"] = not skipped
+    if skipped:
+        out["exp_not_judged"] = str(skipped[0].judgement["not_judged"])
     choice = [s for m in CHOICE_METRICS for s in by_metric[m]]
     out["n"] = {m: len(by_metric[m]) for m in METRICS}
     out["n_pairs"] = len({s.pair_id for s in samples})

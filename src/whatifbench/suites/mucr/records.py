@@ -3,22 +3,22 @@
 A record is one cause/effect image pair: ``id``, ``caption_0``/``caption_1`` (cause/effect
 captions), ``link_id`` (the other three pairs of its group of four, as a list or as the string
 ``"[a,b,c]"``), ``cue``, ``false_cue`` (three phrases), ``style``, ``label`` (category),
-``causal_reason`` (three explanations: cause image, effect image, causal link) and ``image_0`` /
+``causal_reason`` (the human explanations, read as ``reasons.py`` says) and ``image_0`` /
 ``image_1`` (cause / effect image files). The release's quirks are tolerated: misspelt keys
 (``flase_cue``), false cues given as ``false_cue1``…``flase_cue3`` keys, plural or capitalised
-labels and styles, numeric ids. The file may hold one record per line (JSONL), pretty-printed
-records one after another, or a JSON array.
+labels and styles, numeric ids. A ``label`` or ``style`` outside the paper's sets (the README
+template's own ``"label"``/``"style"`` placeholders, a new category) is kept as given and
+becomes its own category. The file may hold one record per line (JSONL), pretty-printed
+records one after another, a JSON array, or one record.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from whatifbench.errors import WhatifError
+from whatifbench.suites.mucr.reasons import DEFAULT_READING, read_causal_reason
 
 CATEGORIES = ("human", "animal", "plant", "character", "mixture")
 STYLES = ("photograph", "comic")
@@ -32,7 +32,6 @@ STYLE_ALIASES = {"photo": "photograph", "photos": "photograph", "photographs": "
                  "realistic": "photograph", "comics": "comic", "cartoon": "comic",
                  "cartoons": "comic"}
 _FALSE_CUE_KEYS = ("false_cue", "flase_cue", "false_cues", "flase_cues")
-_RECORD_START = re.compile(r"\n[ \t]*\{")
 _RAW_ID = re.compile(r'"id"\s*:\s*"?([^",}\s]+)')
 
 
@@ -61,55 +60,22 @@ class Record:
     false_cues: tuple[str, ...]
     """Three striking but non-causal phrases."""
     style: str
-    """One of ``STYLES``."""
+    """One of ``STYLES``, or the record's own value (kept as given)."""
     category: str
-    """One of ``CATEGORIES`` (the release's ``label``)."""
+    """One of ``CATEGORIES`` (the release's ``label``), or the record's own value."""
     explanations: tuple[tuple[str, ...], ...]
     """Human references for (cause image, effect image, causal link); each one or more texts."""
     cause_image: str
     """``image_0`` as written in the record (relative to the images folder)."""
     effect_image: str
     """``image_1`` as written in the record."""
+    reading: str = "parts"
+    """How ``causal_reason`` was read into ``explanations`` (``annotators`` or ``parts``)."""
 
 
-def iter_objects(path: Path) -> list[tuple[int, Any, str | None]]:
-    """``(line, object, None)`` for each JSON value of the file, or ``(line, first line's text,
-    error)`` for a value that does not parse (reading resumes at the next line starting with
-    ``{``)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise WhatifError(
-            f"The file {path} does not exist; pass the release's JSONL file."
-        ) from None
-    except IsADirectoryError:
-        raise WhatifError(f"{path} is a folder; pass the release's JSONL file.") from None
-    except UnicodeDecodeError as exc:
-        raise WhatifError(f"{path} is not UTF-8 text ({exc}).") from None
-    decoder = json.JSONDecoder()
-    out: list[tuple[int, Any, str | None]] = []
-    n = len(text)
-    array = text.lstrip().startswith("[")
-    pos = text.index("[") + 1 if array else 0
-    while True:
-        while pos < n and (text[pos].isspace() or (array and text[pos] in ",]")):
-            pos += 1
-        if pos >= n:
-            return out
-        line = text.count("\n", 0, pos) + 1
-        try:
-            obj, pos = decoder.raw_decode(text, pos)
-            out.append((line, obj, None))
-        except json.JSONDecodeError as exc:
-            why = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            end = text.find("\n", pos)
-            out.append((line, text[pos:end if end >= 0 else n], why))
-            nxt = _RECORD_START.search(text, end) if end >= 0 else None
-            pos = nxt.start() + 1 if nxt else n
-
-
-def parse_record(obj: Any) -> tuple[Record | None, list[str]]:
-    """A record from one parsed JSON object, or the problems found in it (line filled later)."""
+def parse_record(obj: Any, reading: str = DEFAULT_READING) -> tuple[Record | None, list[str]]:
+    """A record from one parsed JSON object, or the problems found in it (line filled later);
+    ``reading`` says how ``causal_reason`` is read (``reasons.READINGS``)."""
     if not isinstance(obj, dict):
         return None, ["the record is not a JSON object"]
     problems: list[str] = []
@@ -132,7 +98,7 @@ def parse_record(obj: Any) -> tuple[Record | None, list[str]]:
     false_cues = _false_cues(obj, problems)
     style = _choice(obj.get("style"), "style", STYLES, STYLE_ALIASES, problems)
     category = _choice(obj.get("label"), "label", CATEGORIES, CATEGORY_ALIASES, problems)
-    explanations = _explanations(obj.get("causal_reason"), problems)
+    explanations = read_causal_reason(obj.get("causal_reason"), reading, problems)
     if cue and len(false_cues) == 3:
         phrases = [cue.lower(), *(c.lower() for c in false_cues)]
         if len(set(phrases)) != len(phrases):
@@ -143,7 +109,7 @@ def parse_record(obj: Any) -> tuple[Record | None, list[str]]:
     if problems:
         return None, problems
     return Record(rid_text, 0, captions[0], captions[1], links, cue, false_cues, style, category,
-                  explanations, images[0], images[1]), []
+                  explanations, images[0], images[1], reading), []
 
 
 def _links(value: Any, problems: list[str]) -> tuple[str, ...]:
@@ -180,28 +146,13 @@ def _false_cues(obj: dict[str, Any], problems: list[str]) -> tuple[str, ...]:
 
 def _choice(value: Any, key: str, allowed: tuple[str, ...], aliases: dict[str, str],
             problems: list[str]) -> str:
-    norm = value.strip().lower() if isinstance(value, str) else None
-    norm = aliases.get(norm, norm) if norm is not None else None
-    if norm not in allowed:
-        problems.append(f"'{key}' is {value!r}; use one of {', '.join(allowed)}")
+    """A known value (case and the aliases normalised), or any other non-empty text as given."""
+    if not isinstance(value, str) or not value.strip():
+        problems.append(f"'{key}' must be a non-empty text such as {allowed[0]!r}, got {value!r}")
         return ""
-    return norm
-
-
-def _explanations(value: Any, problems: list[str]) -> tuple[tuple[str, ...], ...]:
-    def refs(v: Any) -> tuple[str, ...] | None:
-        if isinstance(v, str) and v.strip():
-            return (v.strip(),)
-        if isinstance(v, list) and v and all(isinstance(x, str) and x.strip() for x in v):
-            return tuple(x.strip() for x in v)
-        return None
-
-    parts = [refs(v) for v in value] if isinstance(value, list) and len(value) == 3 else [None]
-    if any(p is None for p in parts):
-        problems.append("'causal_reason' must hold three explanations (cause image, effect "
-                        f"image, causal link), each a text or a list of texts; got {value!r}")
-        return ()
-    return tuple(p for p in parts if p is not None)
+    norm = value.strip().lower()
+    norm = aliases.get(norm, norm)
+    return norm if norm in allowed else value.strip()
 
 
 def group_problems(records: list[Record], broken: set[str]) -> list[tuple[int, str]]:

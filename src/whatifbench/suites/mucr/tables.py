@@ -16,13 +16,16 @@ HEADERS = {"c2e": "C2E", "e2c": "E2C", "cue": "Cue", "exp": "Exp"}
 
 def _judge(run: RunResult) -> str | None:
     judge = run.spec.get("judge")
-    return judge["backend"]["spec"] if isinstance(judge, dict) else None
+    backend = judge.get("backend") if isinstance(judge, dict) else None
+    return str(backend["spec"]) if isinstance(backend, dict) else None
 
 
 def _cells(m: dict[str, Any], counted: bool = True) -> list[str | Cell]:
     ci = m.get("ci95", {})
     n = m.get("n", {}) if counted else {}
-    return [Cell(m.get(k), 2 if k == "exp" else 1, tuple(ci[k]) if k in ci else None, n.get(k))
+    return ["not judged" if k == "exp" and m.get("exp_judged") is False
+            else Cell(m.get(k), 2 if k == "exp" else 1, tuple(ci[k]) if k in ci else None,
+                      n.get(k))
             for k in METRICS]
 
 
@@ -35,7 +38,9 @@ def main_table(runs: Sequence[RunResult]) -> Table:
              "0–10, 0.25·cause + 0.25·effect + 0.5·link"
              + (f", judged by {', '.join(judges)}" if judges else "") + ".",
              ("± = 95% bootstrap interval over items (report.md, report.html); per-part Exp "
-             "scores and judge failures are in results.json.")]
+              "scores and judge failures are in results.json.")]
+    notes += sorted({str(r.metrics["exp_not_judged"]) for r in runs
+                     if r.metrics.get("exp_not_judged")})
     return Table(f"MuCR: {runs[0].dataset} (Table 1 layout)",
                  ("model", *(HEADERS[k] for k in METRICS), "unparsed %"), rows, notes=tuple(notes))
 

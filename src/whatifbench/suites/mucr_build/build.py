@@ -28,6 +28,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
+from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Turn
@@ -150,9 +151,7 @@ def build_mucr(out: str | Path, *, captions: str | Path, llm: str | Backend,
     if candidates < 1 or attempts < 1:
         raise WhatifError("--candidates and --attempts must be at least 1.")
     pairs = read_captions(captions, style)
-    if Path(out).is_dir() and any(Path(out).iterdir()) and not overwrite:
-        raise WhatifError(f"The output folder {out} already exists and is not empty; choose a "
-                          "new folder or pass --overwrite (checked before any model call).")
+    check_output(out, [captions], overwrite)  # before any model call
     llm_backend = make_backend(llm, llm_args or {}) if isinstance(llm, str) else llm
     image_backend = (make_image_backend(images, images_args or {}) if isinstance(images, str)
                      else images)
@@ -185,7 +184,7 @@ def build_mucr(out: str | Path, *, captions: str | Path, llm: str | Backend,
               "llm": llm_described, "images": images_described, "candidates": candidates,
               "style": style, "attempts": attempts,
               "describe_prompt_sha256": sha256_bytes(DESCRIBE.encode())}
-    with DatasetWriter(out, overwrite) as writer:
+    with DatasetWriter(out, overwrite, [captions]) as writer:
         files: dict[str, str] = {}
         for (pid, side, k), (data, ext) in pictures.items():
             name_k = f"candidates/{pid}/{side}-{k}.{ext}"

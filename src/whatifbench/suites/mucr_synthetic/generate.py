@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
+from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
 from whatifbench.scenes.bodies import STYLES, to_scene
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.mucr.items import make_items
@@ -30,6 +32,8 @@ from whatifbench.suites.mucr_synthetic.sampling import HEIGHT, KINDS, WIDTH
 
 VERSION = "1"
 GENERATOR = "mucr-synthetic"
+SHARD = 4
+"""Groups per Ray task."""
 
 
 def group_plan(groups: int) -> list[tuple[str, str]]:
@@ -38,19 +42,43 @@ def group_plan(groups: int) -> list[tuple[str, str]]:
             for g in range(groups)]
 
 
-def build_groups(groups: int, seed: int) -> list[tuple[str, list[Pair]]]:
-    """The style and four pairs of each group; group ``g`` is drawn from its own seed."""
+def _group(g: int, kind: str, seed: int) -> list[Pair]:
+    return make_group(kind, random.Random(f"{GENERATOR}:{seed}:{g}"))
+
+
+Shard = tuple[int, int, int, int]
+"""(first group, end, number of groups, seed) of one piece of work."""
+
+
+def draw_shard(shard: Shard) -> list[tuple[str, list[Pair], list[tuple[bytes, bytes]]]]:
+    """Groups ``first`` … ``end - 1``: style, pairs, and each pair's cause and effect PNGs."""
+    first, end, groups, seed = shard
+    plan = group_plan(groups)
     out = []
-    for g, (kind, style) in enumerate(group_plan(groups)):
-        rng = random.Random(f"{GENERATOR}:{seed}:{g}")
-        out.append((style, make_group(kind, rng)))
+    for g in range(first, end):
+        kind, style = plan[g]
+        pairs = _group(g, kind, seed)
+        out.append((style, pairs, [(render_png(to_scene(p.cause, style)),
+                                    render_png(to_scene(p.effect, style))) for p in pairs]))
     return out
 
 
-def records_of(built: list[tuple[str, list[Pair]]]) -> list[tuple[Record, Pair]]:
-    """MuCR records (ids ``1``, ``2`` … in group order) with their pairs."""
+def draw_all(groups: int, seed: int, executor: JobMap | None = None
+             ) -> Iterator[tuple[str, list[Pair], list[tuple[bytes, bytes]]]]:
+    """``draw_shard`` over every group in order, here or in Ray tasks of ``SHARD`` groups each
+    (the output does not depend on where)."""
+    shards = [(g, min(g + SHARD, groups), groups, seed) for g in range(0, groups, SHARD)]
+    drawn = executor.map(draw_shard, shards) if executor is not None else map(draw_shard, shards)
+    for shard in drawn:
+        yield from shard
+
+
+def records_of(built: list[tuple[str, list[Pair]]], first: int = 0
+               ) -> list[tuple[Record, Pair]]:
+    """MuCR records (ids ``1``, ``2`` … in group order, counting from group ``first``) with
+    their pairs."""
     out: list[tuple[Record, Pair]] = []
-    for g, (style, pairs) in enumerate(built):
+    for g, (style, pairs) in enumerate(built, start=first):
         ids = [str(4 * g + k + 1) for k in range(4)]
         for rid, pair in zip(ids, pairs, strict=True):
             out.append((Record(
@@ -70,18 +98,20 @@ class MucrSyntheticGenerator:
 
     @staticmethod
     def generate(out: str | Path, *, groups: int = 25, seed: int = 0,
-                 overwrite: bool = False) -> Card:
-        """Write ``groups`` groups of four pairs (four items per pair) to ``out``."""
+                 overwrite: bool = False, executor: JobMap | None = None) -> Card:
+        """Write ``groups`` groups of four pairs (four items per pair) to ``out``; with
+        ``executor`` the groups are drawn in Ray tasks (same output)."""
         if groups < 1:
             raise WhatifError(f"--groups must be at least 1, got {groups}.")
-        records = records_of(build_groups(groups, seed))
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
-            for record, pair in records:
-                paths[record.cause_image] = writer.add_image(
-                    record.cause_image, render_png(to_scene(pair.cause, record.style)))
-                paths[record.effect_image] = writer.add_image(
-                    record.effect_image, render_png(to_scene(pair.effect, record.style)))
+            records: list[tuple[Record, Pair]] = []
+            for g, (style, pairs, pngs) in enumerate(draw_all(groups, seed, executor)):
+                group = records_of([(style, pairs)], first=g)
+                for (record, _), (cause, effect) in zip(group, pngs, strict=True):
+                    paths[record.cause_image] = writer.add_image(record.cause_image, cause)
+                    paths[record.effect_image] = writer.add_image(record.effect_image, effect)
+                records += group
             items = make_items([r for r, _ in records], paths, seed, GENERATOR)
             scenes = {r.id: p.provenance() for r, p in records}
             writer.add_items(
@@ -110,10 +140,12 @@ class MucrSyntheticGenerator:
         parser.add_argument("--groups", type=int, default=25, metavar="N",
                             help="groups of four pairs (default 25: 100 pairs, 400 items)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        add_executor_arguments(parser, "generate")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         """Generate from parsed command-line arguments."""
-        MucrSyntheticGenerator.generate(args.out, groups=args.groups, seed=args.seed,
-                                        overwrite=args.overwrite)
+        with generator_jobs(args) as executor:
+            MucrSyntheticGenerator.generate(args.out, groups=args.groups, seed=args.seed,
+                                            overwrite=args.overwrite, executor=executor)
         return 0

@@ -1,0 +1,61 @@
+"""Terminal output without control sequences from data.
+
+Dataset text (card names, groups, questions, file names) reaches the terminal in tables, logs,
+progress bars and messages. An escape sequence in it could recolour, hide or rewrite what the
+user reads (or, on some terminals, set the window title or answer queries), so everything the
+CLI prints goes through ``SafeStream``: ANSI/VT escape sequences, other C0/C1 control characters
+and bidirectional overrides are removed; newlines and tabs stay, and a carriage return only at
+the start of a write (how progress bars redraw their line). Lone surrogates become U+FFFD.
+Files we write (results, reports, exports) keep the data verbatim.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"            # CSI: colours, cursor moves, erase
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window title, hyperlinks, clipboard
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"       # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*[0-~]"                     # two-character and charset escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]"               # 8-bit CSI
+)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` without escape sequences and control characters (see the module)."""
+    lead = "\r" if text.startswith("\r") else ""
+    text = _ESCAPE.sub("", text)
+    text = _CONTROL.sub(lambda m: "\ufffd" if "\ud800" <= m.group() <= "\udfff" else "", text)
+    return lead + text
+
+
+class SafeStream:
+    """A text stream that writes ``terminal_safe`` text to the stream it wraps."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        """Write the cleaned text; report the length given (as callers expect)."""
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def safe_output() -> Iterator[None]:
+    """Route ``sys.stdout`` and ``sys.stderr`` through ``SafeStream`` for the block."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err

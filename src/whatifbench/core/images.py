@@ -1,0 +1,150 @@
+"""Image files of datasets: one read that checks, measures and hashes; the pixel limit; bounded
+thumbnails; images that must stay inside their dataset folder.
+
+**Pixel limit.** Datasets hold images of at most ``MAX_PIXELS`` = 40 megapixels (e.g. 8K UHD,
+7680×4320 = 33.2 MP, or a 6000×6000 scan). VLMs see a few hundred pixels a side, so more pixels
+only cost memory: a decoded RGB image takes 3 bytes per pixel before any model copy (a
+12000×12000 PNG of 420 KB decodes to 432 MB, and the scene reader needed 11 GB for it). PIL's own
+guard only warns up to 89 MP. Images above the limit are refused at import and at load with a
+message saying how to shrink them; ``WHATIF_MAX_PIXELS`` raises or lowers the limit for users
+who know their machine. Reports and review sheets embed thumbnails downscaled once
+(``thumbnail_jpeg``, cached per file), never the original.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import io
+import json
+import os
+import warnings
+from pathlib import Path
+
+from PIL import Image
+
+MAX_PIXELS = 40_000_000
+"""Default largest width × height accepted in a dataset (see the module docstring)."""
+
+
+def max_pixels() -> int:
+    """The pixel limit in force: ``$WHATIF_MAX_PIXELS`` when set to a positive number."""
+    value = os.environ.get("WHATIF_MAX_PIXELS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_PIXELS
+
+
+def too_large(width: int, height: int) -> str | None:
+    """Why an image of this size is refused (``None`` when it is within the limit)."""
+    limit = max_pixels()
+    if width * height <= limit:
+        return None
+    return (f"is {width}×{height} pixels ({width * height / 1e6:.1f} megapixels), above the "
+            f"limit of {limit / 1e6:g} megapixels; downscale it (e.g. to at most 6000 pixels a "
+            "side), or set WHATIF_MAX_PIXELS if your machine and models need more")
+
+
+def inspect_image(path: str | Path, want_hash: bool = False) -> tuple[str | None, str | None]:
+    """``(why it cannot be used or None, sha256 hex or None)`` from one read of the file."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return "is missing", None
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})", None
+    digest = hashlib.sha256(data).hexdigest() if want_hash else None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as img:
+                big = too_large(*img.size)
+                if big:
+                    return big, digest
+                img.verify()
+    except Image.DecompressionBombError as exc:
+        return f"is far too large ({exc}); downscale it", digest
+    except Exception as exc:  # noqa: BLE001  (PIL raises many types for corrupt data)
+        return f"cannot be read as an image ({type(exc).__name__}: {exc})", digest
+    return None, digest
+
+
+class Inside:
+    """Answers "where does ``root/rel`` really lead, if outside ``root``?" (e.g. through a
+    symbolic link, of the file or of a folder on the way) with one ``lstat`` per file: the real
+    path of each folder is looked up once."""
+
+    def __init__(self, root: Path) -> None:
+        self.base = os.path.realpath(root)
+        self._dirs: dict[str, str] = {}
+
+    def outside(self, rel: str) -> str | None:
+        """The real path of ``root/rel`` when it is outside ``root``, else ``None``."""
+        folder, name = os.path.split(rel)
+        real_dir = self._dirs.get(folder)
+        if real_dir is None:
+            real_dir = self._dirs[folder] = os.path.realpath(os.path.join(self.base, folder))
+        path = os.path.join(real_dir, name)
+        if os.path.islink(path):
+            path = os.path.realpath(path)
+        return None if path.startswith(self.base + os.sep) else path
+
+
+def thumbnail_jpeg(path: Path | None, size: int) -> bytes | None:
+    """The image downscaled to at most ``size`` pixels a side, as JPEG bytes (``None`` when
+    there is no usable image). Computed once per file version (cached), decoded at reduced
+    scale where the format allows (JPEG), and never for images above the pixel limit."""
+    if path is None:
+        return None
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return None
+    return _thumbnail(str(path), size, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=512)
+def _thumbnail(path: str, size: int, _mtime: int, _bytes: int) -> bytes | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as src:
+                if too_large(*src.size):
+                    return None
+                src.draft("RGB", (size, size))  # JPEG: decode at 1/2, 1/4, 1/8 scale
+                src.thumbnail((size, size), reducing_gap=2.0)
+                img = src.convert("RGB")
+        buf = io.BytesIO()
+        img.save(buf, format="JPEG", quality=80)
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None
+    return buf.getvalue()
+
+
+def thumbnail_html(path: Path | None, size: int) -> str:
+    """An ``<img>`` embedding ``thumbnail_jpeg`` (empty when there is no usable image)."""
+    data = thumbnail_jpeg(path, size)
+    if data is None:
+        return ""
+    return f"<img alt='' src='data:image/jpeg;base64,{base64.b64encode(data).decode('ascii')}'>"
+
+
+def first_images(root: Path) -> dict[str, Path]:
+    """``item id → its first image`` read from ``root/items.jsonl`` for display (thumbnails):
+    tolerant, since the dataset may have changed since a run; lines that no longer parse and
+    images that lead outside the dataset folder are left out."""
+    found: dict[str, Path] = {}
+    try:
+        text = (Path(root) / "items.jsonl").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return found
+    inside = Inside(root)
+    for line in text.splitlines():
+        try:
+            obj = json.loads(line)
+            rel = obj["images"][0]
+        except (ValueError, KeyError, IndexError, TypeError):
+            continue
+        if isinstance(rel, str) and inside.outside(rel) is None:
+            found[str(obj.get("id"))] = Path(root) / rel
+    return found

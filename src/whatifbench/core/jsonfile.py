@@ -1,0 +1,65 @@
+"""Read a file of JSON records in any of the shapes releases use: one record per line (JSON
+Lines), pretty-printed records one after another, a JSON array of records, or one record."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from whatifbench.errors import WhatifError
+
+_RECORD_START = re.compile(r"\n[ \t]*\{")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def lone_surrogate(line: str, obj: Any) -> str | None:
+    """Why a parsed JSON line cannot be stored as UTF-8 (a lone surrogate escape such as
+    ``\\ud800``), or ``None``. Only lines holding a surrogate escape are examined."""
+    if "\\u" not in line or not _SURROGATE_ESCAPE.search(line):
+        return None
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"holds a lone surrogate {exc.object[exc.start:exc.end]!r} (an escape such as "
+                "\\ud800 without its pair), which is not text; remove or fix it")
+    return None
+
+
+def iter_objects(path: Path, what: str = "the release's JSONL file"
+                 ) -> list[tuple[int, Any, str | None]]:
+    """``(line, object, None)`` for each JSON value of the file, or ``(line, first line's text,
+    error)`` for a value that does not parse or holds a lone surrogate (reading resumes at the
+    next line starting with ``{``). ``what`` names the expected file in the errors for a
+    missing or unreadable file."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise WhatifError(f"The file {path} does not exist; pass {what}.") from None
+    except IsADirectoryError:
+        raise WhatifError(f"{path} is a folder; pass {what}.") from None
+    except UnicodeDecodeError as exc:
+        raise WhatifError(f"{path} is not UTF-8 text ({exc}).") from None
+    decoder = json.JSONDecoder()
+    out: list[tuple[int, Any, str | None]] = []
+    n = len(text)
+    array = text.lstrip().startswith("[")
+    pos = text.index("[") + 1 if array else 0
+    while True:
+        while pos < n and (text[pos].isspace() or (array and text[pos] in ",]")):
+            pos += 1
+        if pos >= n:
+            return out
+        line = text.count("\n", 0, pos) + 1
+        try:
+            start = pos
+            obj, pos = decoder.raw_decode(text, pos)
+            bad = lone_surrogate(text[start:pos], obj)
+            out.append((line, text[start:pos] if bad else obj, bad))
+        except json.JSONDecodeError as exc:
+            why = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            end = text.find("\n", pos)
+            out.append((line, text[pos:end if end >= 0 else n], why))
+            nxt = _RECORD_START.search(text, end) if end >= 0 else None
+            pos = nxt.start() + 1 if nxt else n

@@ -1,0 +1,84 @@
+"""A whatifbench dataset as inspect ``Sample``s: the conversation our request builder makes (the
+item's images, labelled where the suite labels them, then our prompt; demonstrations first for
+one-shot strategies), the target, and the item in the metadata for the scorer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from inspect_ai.dataset import Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+)
+
+from whatifbench.core.dataset import Dataset
+from whatifbench.core.protocol import Protocol
+from whatifbench.errors import WhatifError
+from whatifbench.models.base import Turn
+from whatifbench.runner.evaluate import get_suite
+from whatifbench.runner.requests import RequestBuilder, choose_demos
+
+if TYPE_CHECKING:
+    from whatifbench.models.base import Backend
+
+
+class _InspectModel:
+    """What ``Suite.bind`` is told about the model: an inspect model is a chat API, so paper
+    protocols that differ per model family take the release's API path (as for ``openai:``)."""
+
+    spec = "openai:inspect"
+
+
+def message(turn: Turn) -> ChatMessage:
+    """One turn as an inspect chat message (images by absolute path)."""
+    if turn.role == "assistant":
+        return ChatMessageAssistant(content=turn.text)
+    if turn.role == "system":
+        return ChatMessageSystem(content=turn.text)
+    content: list[Content] = [ContentImage(image=part.image) if part.image is not None
+                              else ContentText(text=part.text or "") for part in turn.parts]
+    return ChatMessageUser(content=content)
+
+
+def resolved(dataset: Dataset, protocol: Protocol) -> Protocol:
+    """The protocol with the suite's defaults, generated answers, bound to a chat API model
+    (``prompt=paper`` follows the release's API path), checked for inspect."""
+    suite = get_suite(dataset.suite)
+    protocol = Protocol(prompt=protocol.prompt, strategy=protocol.strategy,
+                        answer_mode="generate", image_layout=protocol.image_layout,
+                        parser=protocol.parser, max_new_tokens=protocol.max_new_tokens)
+    protocol = suite.bind(protocol, cast("Backend", _InspectModel()))
+    protocol = protocol.resolved("generate", suite.default_score_by, suite.default_max_new_tokens)
+    suite.check_protocol(protocol)
+    if protocol.strategy == "ccot":
+        raise WhatifError("The ccot strategy asks the model twice per item; inspect tasks pose "
+                          "each item once. Use zero-shot, cot, one-shot or one-shot-cot.")
+    return protocol
+
+
+def inspect_samples(dataset: Dataset, protocol: Protocol) -> list[Sample]:
+    """One inspect sample per item, in file order."""
+    suite = get_suite(dataset.suite)
+    demos = (choose_demos(dataset, dataset.items, 0, suite)
+             if protocol.strategy in ("one-shot", "one-shot-cot") else {})
+    builder = RequestBuilder(suite, protocol, dataset, demos)
+    samples = []
+    for item in dataset.items:
+        request = builder.build(item)
+        if request.answer_prefix:
+            raise WhatifError(
+                f"The prompt {protocol.prompt!r} of {suite.name} makes the reply start with "
+                f"{request.answer_prefix!r}, which inspect tasks cannot impose; use "
+                "prompt=default.")
+        metadata: dict[str, Any] = {"suite": suite.name, "item": item.to_json(),
+                                    "prompt": request.prompt, "dataset": dataset.card.name,
+                                    "items_sha256": dataset.items_sha256}
+        samples.append(Sample(input=[message(turn) for turn in request.turns],
+                              target=item.target, id=item.id, metadata=metadata))
+    return samples

@@ -1,0 +1,110 @@
+"""The inspect scorer and metrics: whatifbench's own scoring, so inspect's numbers are ours.
+
+``whatif_answer`` extracts and scores each reply with the suite's parsers (and grades free-text
+answers with the suite's judge, through the run store); it keeps the whatifbench sample in the
+score's metadata. Each metric rebuilds those samples and reads one value of the suite's own
+``metrics`` (original/counterfactual accuracy, drop, pair accuracy; CFMM's acc_b/acc_c/acc+;
+MuCR's c2e/e2c/cue/exp; CELLO's accuracy), so the pair stays the unit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from dataclasses import fields
+from typing import Any
+
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from whatifbench.core.item import Item, item_from_json
+from whatifbench.core.protocol import Protocol
+from whatifbench.core.suite import Sample
+from whatifbench.models.base import Backend, Part, Request, Response, Turn
+from whatifbench.runner.cached import generate_cached
+from whatifbench.runner.evaluate import get_suite, score_item
+from whatifbench.runner.judge import JudgeRuntime
+from whatifbench.runner.store import RunStore
+
+SUITE_METRICS = {
+    "cvqa-synthetic": ("original_accuracy", "counterfactual_accuracy", "drop", "pair_accuracy",
+                       "unparsed"),
+    "cvqa-real": ("original_accuracy", "counterfactual_accuracy", "drop", "pair_accuracy",
+                  "unparsed"),
+    "cfmm": ("acc_b", "acc_c", "acc_plus", "drop", "unparsed"),
+    "mucr": ("c2e", "e2c", "cue", "exp", "unparsed"),
+    "cello": ("accuracy", "unparsed"),
+}
+"""The values of each suite's ``metrics`` that its inspect task reports."""
+SAMPLE_FIELDS = {f.name for f in fields(Sample)}
+
+
+def _item(obj: dict[str, Any]) -> Item:
+    item, problems = item_from_json(obj)
+    if item is None:
+        raise ValueError(f"sample metadata holds no valid item: {'; '.join(problems)}")
+    return item
+
+
+def _judge_fetch(backend: Backend, mode: str, requests: Sequence[Request]) -> list[Response]:
+    with closing(RunStore()) as store:
+        return list(generate_cached(backend, requests, store, mode=mode, progress=False)
+                    .responses)
+
+
+@scorer(metrics=[])
+def whatif_answer(suite: str, protocol: dict[str, Any]) -> Scorer:
+    """Score a reply as ``whatif run`` does (the task adds the suite's metrics)."""
+    the_suite = get_suite(suite)
+    the_protocol = Protocol(**protocol)
+    # The suite's judge (MuCR: the offline embedding model), loaded once for the whole eval.
+    judge = JudgeRuntime(the_suite.default_judge, {}, _judge_fetch)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        item = _item(state.metadata["item"])
+        request = Request(item.id, (Turn("user", (Part(text=state.metadata["prompt"]),)),))
+        reply = Response(text=state.output.completion)
+        sample = score_item(the_suite, the_protocol, item, request, reply, "generate")
+        if item.kind == "text":
+            sample = the_suite.judge([sample], [item], judge)[0]
+        value = float(sample.score or 0.0) if item.kind == "text" else float(sample.correct)
+        return Score(value=value, answer=sample.prediction, explanation=sample.flag,
+                     metadata={"sample": sample.to_json()})
+
+    return score
+
+
+_CACHE: dict[str, dict[str, Any]] = {}
+
+
+def suite_metrics(scores: list[SampleScore]) -> dict[str, Any]:
+    """The suite's ``metrics`` over the scored samples (memoised: every metric reads them)."""
+    rows = [(s.sample_metadata or {}, (s.score.metadata or {}).get("sample")) for s in scores]
+    key = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
+    if key not in _CACHE:
+        samples = [Sample(**{k: v for k, v in sample.items() if k in SAMPLE_FIELDS})
+                   for _, sample in rows if sample]
+        items = [_item(meta["item"]) for meta, sample in rows if sample]
+        suite = get_suite(rows[0][0]["suite"]) if rows else None
+        _CACHE.clear()
+        _CACHE[key] = suite.metrics(samples, items) if suite and samples else {}
+    return _CACHE[key]
+
+
+def _reader(key: str) -> Callable[[], Metric]:
+    def factory() -> Metric:
+        def compute(scores: list[SampleScore]) -> float:
+            value = suite_metrics(scores).get(key)
+            return float(value) if isinstance(value, int | float) else math.nan
+        return compute
+    factory.__name__ = key
+    factory.__doc__ = f"whatifbench's ``{key}`` of the suite's metrics."
+    return metric(key)(factory)
+
+
+METRICS: dict[str, Callable[[], Metric]] = {
+    key: _reader(key) for keys in SUITE_METRICS.values() for key in keys}
+"""One registered inspect metric per reported value (``whatifbench/<name>``)."""

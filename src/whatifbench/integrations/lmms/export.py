@@ -1,0 +1,150 @@
+"""``whatif export DATASET --format lmms-eval --out DIR``: an lmms-eval task folder.
+
+``DIR`` holds the task YAML, ``utils.py`` (the plain task code of ``task_utils.py``, which imports
+nothing from whatifbench), ``whatifbench_dataset.json`` (the dataset's identity and the metrics to
+report), a README and, unless ``dataset_path`` names one elsewhere, the dataset itself as a
+Hugging Face folder ``DIR/hf`` (what ``lmms-eval`` loads, offline).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.fsutil import write_text_atomic
+from whatifbench.core.outputs import staged_dir
+from whatifbench.integrations.common import max_new_tokens
+from whatifbench.integrations.hf_datasets import SPLIT, export_hf
+
+TEMPLATE = Path(__file__).with_name("task_utils.py")
+"""The task code copied as ``utils.py``."""
+IDENTITY = "whatifbench_dataset.json"
+PAIRED = ("original_accuracy", "counterfactual_accuracy", "drop", "pair_accuracy")
+MUCR_METRICS = ("c2e", "e2c", "cue")
+LOWER_IS_BETTER = ("drop", "unparsed")
+
+
+@dataclass(frozen=True)
+class LmmsTask:
+    """What ``export_lmms_eval`` wrote."""
+
+    folder: Path
+    """The task folder (pass it to ``lmms-eval --include_path``)."""
+    task: str
+    """The task name (``--tasks``)."""
+    dataset_path: str
+    """What the YAML's ``dataset_path`` names (the ``hf`` folder, or the given path/hub id)."""
+    metrics: tuple[str, ...]
+    """The metrics the task reports."""
+
+
+def task_name(dataset_name: str) -> str:
+    """``whatif_`` + the dataset name in lower case with ``_`` for anything else."""
+    return "whatif_" + (re.sub(r"[^a-z0-9]+", "_", dataset_name.lower()).strip("_") or "suite")
+
+
+def pair_roles(data: Dataset) -> list[str] | None:
+    """The two roles of the suite's pairs (first the original or basic one), if it has any."""
+    roles = {item.role for item in data.items}
+    for first in ("original", "basic"):
+        if {first, "counterfactual"} <= roles:
+            return [first, "counterfactual"]
+    return None
+
+
+def metrics_for(data: Dataset) -> list[str]:
+    """The metrics the task reports: the paired ones when the suite has pairs, MuCR's choice
+    metrics for MuCR, then accuracy and the unparsed share."""
+    groups = {item.group for item in data.items}
+    mucr = [g for g in MUCR_METRICS if g in groups] if data.suite == "mucr" else []
+    return [*(PAIRED if pair_roles(data) else ()), *mucr, "accuracy", "unparsed"]
+
+
+def identity(data: Dataset, task: str) -> dict[str, object]:
+    """``whatifbench_dataset.json``: which dataset, which roles pair up, which metrics."""
+    from whatifbench.suites.mucr.prompts import image_option
+    from whatifbench.suites.mucr.suite import IMAGE_METRICS
+
+    words = {g: image_option("{}") for g in IMAGE_METRICS} if data.suite == "mucr" else {}
+    return {"name": data.card.name, "suite": data.suite, "items_sha256": data.items_sha256,
+            "task": task, "roles": pair_roles(data), "metrics": metrics_for(data),
+            "option_words": words}
+
+
+def task_yaml(data: Dataset, task: str, dataset_path: str, metrics: list[str]) -> str:
+    """The task YAML (written by hand: lmms-eval's ``!function`` tags)."""
+    counts = data.card.counts
+    lines = [
+        (f"# lmms-eval task for the whatifbench dataset {data.card.name!r} (suite {data.suite}, "
+         f"{len(data.items)} items, {counts.get('pairs', 0)} pairs)."),
+        "# Written by 'whatif export --format lmms-eval'; README.md says how to run and import it.",
+        f"task: {task}",
+        f"dataset_path: {json.dumps(dataset_path)}",
+        f"test_split: {SPLIT}",
+        "output_type: generate_until",
+        "doc_to_visual: !function utils.doc_to_visual",
+        "doc_to_text: !function utils.doc_to_text",
+        "doc_to_messages: !function utils.doc_to_messages",
+        "doc_to_target: target",
+        "process_results: !function utils.process_results",
+        "generation_kwargs:  # greedy, whatifbench's token budget for this suite",
+        f"  max_new_tokens: {max_new_tokens(data)}",
+        "  temperature: 0",
+        "  do_sample: false",
+        "  num_beams: 1",
+        "  until: []",
+        "reasoning_tags: none  # the reply reaches utils.extract unchanged (it drops <think>)",
+        "metric_list:",
+    ]
+    for name in metrics:
+        lines += [f"  - metric: {name}", f"    aggregation: !function utils.{name}",
+                  f"    higher_is_better: {'false' if name in LOWER_IS_BETTER else 'true'}"]
+    lines += ["metadata:", "  version: 1.0",
+              f"  whatifbench_items_sha256: {data.items_sha256}"]
+    return "\n".join(lines) + "\n"
+
+
+def readme(data: Dataset, task: str, has_data: bool) -> str:
+    """How to run the task and bring its samples back."""
+    return "\n".join([
+        f"# lmms-eval task `{task}`", "",
+        (f"The whatifbench dataset `{data.card.name}` (suite `{data.suite}`) as an lmms-eval "
+         "task: whatifbench's prompts, answer extraction and paired metrics (original and "
+         "counterfactual accuracy, drop, pair accuracy; the pair is the unit). `utils.py` "
+         "imports nothing from whatifbench; copy this folder into `lmms_eval/tasks/` or pass it "
+         "with `--include_path`."),
+        "" if has_data else "\nThe YAML's `dataset_path` names the data; edit it if it moves.",
+        "```bash",
+        (f"lmms-eval --model llava_hf --model_args pretrained=llava-hf/llava-1.5-7b-hf "
+         f"--tasks {task} --include_path THIS_FOLDER --batch_size 1 --log_samples "
+         "--output_path logs/"),
+        (f"whatif import-results lmms-eval logs/MODEL/DATE_samples_{task}.jsonl "
+         "--dataset WHATIF_DATASET --out runs/lmms"),
+        "```", "",
+        ("The second command turns the logged samples into a whatifbench run folder "
+         "(results.json with intervals, samples, report) and grades free-text answers."), "",
+    ])
+
+
+def export_lmms_eval(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = False,
+                     task: str | None = None, dataset_path: str | None = None,
+                     license: str = "unknown") -> LmmsTask:
+    """Write the task folder (complete or not at all); the data goes to ``out/hf`` unless
+    ``dataset_path`` (a folder or hub id holding the ``--format hf`` export) is given."""
+    data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
+    out = Path(out)
+    name = task or task_name(data.card.name)
+    path = dataset_path or str(out.resolve() / "hf")
+    facts = identity(data, name)
+    metrics = metrics_for(data)
+    with staged_dir(out, overwrite, inputs=(data.root,), kind="export") as stage:
+        if dataset_path is None:
+            export_hf(data, stage / "hf", license=license)
+        write_text_atomic(stage / f"{name}.yaml", task_yaml(data, name, path, metrics))
+        write_text_atomic(stage / "utils.py", TEMPLATE.read_text(encoding="utf-8"))
+        write_text_atomic(stage / IDENTITY, json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
+        write_text_atomic(stage / "README.md", readme(data, name, dataset_path is None))
+    return LmmsTask(out, name, path, tuple(metrics))

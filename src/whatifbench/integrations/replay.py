@@ -1,0 +1,65 @@
+"""Score replies that another tool collected with whatifbench's own pipeline.
+
+``ReplayBackend`` answers each request with the reply logged for its item, so ``evaluate`` runs
+unchanged: our prompts are rebuilt (and checked against what the tool sent), our parsers and
+judges score the replies, and the suite's metrics, intervals and reports follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from whatifbench.core.dataset import Dataset
+from whatifbench.errors import WhatifError
+from whatifbench.integrations.common import GENERATE
+from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.results import RunResult
+from whatifbench.runner.store import RunStore
+
+
+class ReplayBackend(Backend):
+    """Replies recorded elsewhere, by item id (a request for another item is a bug)."""
+
+    capabilities = Capabilities(generate=True, rank=False, multi_image=True)
+
+    def __init__(self, spec: str, args: Mapping[str, Any], replies: Mapping[str, str],
+                 version: str) -> None:
+        super().__init__(spec, args)
+        self.replies = dict(replies)
+        self._version = version
+
+    @property
+    def version(self) -> str:
+        """The recorded file's sha256: other recordings never share cache entries."""
+        return self._version
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        """The recorded reply of each request's item."""
+        for i, request in enumerate(requests):
+            yield i, Response(text=self.replies[request.item_id])
+
+
+def replay(dataset: Dataset, backend: ReplayBackend, source: dict[str, Any],
+           store: str | Path | None = None, max_new_tokens: int | None = None) -> RunResult:
+    """Evaluate the dataset's recorded items with ``backend``; ``source`` (the tool, file, task,
+    model ...) is added to the run spec. Replies and judge calls (MuCR's explanations) go
+    through the run store as in ``whatif run`` (``store``, default ``$WHATIF_HOME``'s), so a
+    repeated import makes no judge calls."""
+    chosen = tuple(item for item in dataset.items if item.id in backend.replies)
+    if not chosen:
+        raise WhatifError(f"None of the recorded replies belong to items of {dataset.root}.")
+    subset = replace(dataset, items=chosen)
+    protocol = replace(GENERATE, max_new_tokens=max_new_tokens)
+    run_store = RunStore(store)
+    try:
+        result = evaluate(subset, backend, protocol, run_store, RunOptions(progress=False))
+    finally:
+        run_store.close()
+    spec = {**result.spec, "source": source}
+    spec["selection"] = {**spec.get("selection", {}), "items": len(chosen),
+                         "of": len(dataset.items)}
+    return replace(result, spec=spec)

