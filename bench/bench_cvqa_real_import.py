@@ -26,6 +26,8 @@ from PIL import Image
 from whatifbench.suites.cvqa_real.importer import import_release
 
 ROWS, IMAGES = 3144, 3026
+SIZE = (320, 240)
+"""Pixels of the stand-in photos (other benches set COCO's usual 640x480)."""
 GROUPS = ["direct"] * 1150 + ["indirect"] * 864 + ["boolean"] * 1130
 
 
@@ -37,7 +39,7 @@ def photos() -> list[bytes]:
     arrays += list(load_sample_images().images)
     out = []
     for array in arrays:
-        img = Image.fromarray(np.asarray(array)).convert("RGB").resize((320, 240))
+        img = Image.fromarray(np.asarray(array)).convert("RGB").resize(SIZE)
         buf = io.BytesIO()
         img.save(buf, format="JPEG", quality=85)
         out.append(buf.getvalue())

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_util import browser, page  # noqa: F401  (fixtures: headless Chromium, one page)
 from fake_openai_server import fake_openai  # noqa: F401  (fixture: a local OpenAI-style server)
 from tiny_models import (  # noqa: F401  (session fixtures: tiny real-architecture models)
     tiny_idefics3,

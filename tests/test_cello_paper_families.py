@@ -104,7 +104,7 @@ def test_api_requests_field_by_field(dataset: Path, tmp_path: Path, fake_openai:
     image = base64.b64encode(ds.image_path(ds.items[0].images[0]).read_bytes()).decode()
     url = {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{image}"}}
     bodies = sorted((r["body"] for r in server.requests()),
-                    key=lambda b: b["messages"][-1]["content"][0 if family == "api" else -1]
+                    key=lambda b: b["messages"][-1]["content"][-1 if family == "claude" else 0]
                     .get("text", ""))
     assert len(bodies) == 2
     for k, body in enumerate(bodies):

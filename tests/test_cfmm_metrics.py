@@ -105,15 +105,16 @@ def test_tables_in_the_paper_layout() -> None:
     assert table2.columns == ("model", "prompt", "acc_b", "acc_c", "acc+", "acc_b", "acc_c",
                               "acc+")
     assert table2.groups == (("", 2), ("Count", 3), ("Color", 3))
-    assert table2.rows[0] == ("m", "0-shot", "80.00", "40.00", "20.00", "50.00", "0.00", "0.00")
+    assert table2.text_rows()[0] == ("m", "0-shot", "80.00", "40.00", "20.00", "50.00", "0.00",
+                                     "0.00")
     assert [r[1] for r in table2.rows] == ["0-shot", "1-shot", "1-shot CoT", "0-shot (generate)",
                                            "0-shot (rank by sum)"]
     assert "count 5, color 2" in table2.notes[0]
     assert table3.groups == (("", 2), ("Total score", 3), ("Observation 1", 2))
-    assert table3.rows[0] == ("m", "0-shot", "130.00", "40.00", "20.00", "-0.300", "33.3")
+    assert table3.text_rows()[0] == ("m", "0-shot", "130.00", "40.00", "20.00", "-0.300", "33.3")
     assert "2 categories present (max 200 each" in table3.notes[0]
     md = table3.to_markdown()
-    assert "| m | 0-shot | 130.00 | 40.00 | 20.00 | -0.300 | 33.3 |" in md
+    assert "| m | 0-shot | 130.00 ±70.00 | 40.00 ±40.00 | 20.00 ±30.00 | -0.300 | 33.3 |" in md
 
 
 def test_table_marks_a_category_a_run_lacks() -> None:
@@ -122,5 +123,5 @@ def test_table_marks_a_category_a_run_lacks() -> None:
     only_count = cfmm_metrics([s for s in samples if s.group == "count"], items)
     table2, table3 = CfmmSuite().tables([_run("a", {}, full), _run("b", {}, only_count)])
     assert table2.rows[1][-3:] == ("–", "–", "–")
-    assert table3.rows[1][2:5] == ("80.00", "40.00", "20.00")
+    assert table3.text_rows()[1][2:5] == ("80.00", "40.00", "20.00")
 

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from util import make_choice_dataset
+from util import make_choice_dataset, page_data
 
 from whatifbench.cli.main import main
 from whatifbench.core.suite import Sample
-from whatifbench.report.html import render_html
+from whatifbench.report.render import report_html
+from whatifbench.report.sources import fresh
 from whatifbench.runner.results import RunResult
 
 
@@ -61,10 +62,14 @@ def test_run_writes_reports_with_escaped_model_text(tmp_path: Path) -> None:
     evil = "<script>alert('x')</script>"
     sample = Sample("i1", "p", "original", "g", "q", "prompt", "1", evil, None, None, False, True,
                     "no-answer", None)
-    run = RunResult("cvqa-synthetic", "d", "m<b>", 1, {}, {"dataset": {}}, [sample])
-    page = render_html([run], [])
-    assert evil not in page and "&lt;script&gt;" in page
-    assert "m&lt;b&gt;" in page
+    metrics = {"original_accuracy": 0.0, "counterfactual_accuracy": 0.0, "drop": 0.0,
+               "pair_accuracy": 0.0, "unparsed": 100.0, "n_pairs": 0}
+    run = RunResult("cvqa-synthetic", "d", "m<b>", 1, metrics, {"dataset": {}}, [sample])
+    page = report_html(fresh([run]))
+    assert evil not in page and "m<b>" not in page and "\\u003cscript\\u003e" in page
+    assert "</script" not in page.split("id='whatif-data'>")[1].split("</script>")[0]
+    data = page_data(page)
+    assert evil in data["strings"] and data["runs"][0]["model"] == "m<b>"
     assert "http://" not in page and "https://" not in page  # nothing loaded from the network
 
 

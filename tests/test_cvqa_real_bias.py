@@ -23,11 +23,12 @@ PAIRS = [("A", f"m{k}.jpg", True, k < 8) for k in range(10)] + \
         [("A", "other.jpg", False, True)]
 
 
-def make_run(folder: Path, with_image: bool = True) -> Path:
+def make_run(folder: Path, with_image: bool = True,
+             pairs: list[tuple[str, str, bool, bool]] = PAIRS) -> Path:
     """A run folder with samples.jsonl (and results.json pointing at a dataset's items)."""
     folder.mkdir(parents=True)
     lines, items = [], []
-    for model, image, ori_ok, cf_ok in PAIRS:
+    for model, image, ori_ok, cf_ok in pairs:
         pair = image.removesuffix(".jpg")
         for role, ok in (("original", ori_ok), ("counterfactual", cf_ok)):
             item_id = f"{pair}-{role[:3]}"
@@ -76,6 +77,25 @@ def test_known_diffs_gap_and_interval(tmp_path: Path) -> None:
     assert report.ungrouped_pairs == 1 and report.unused_images == 1
     again = analyze_bias(tmp_path / "run", tmp_path / "g.csv", seed=7)
     assert again == report
+
+
+def test_ungrouped_pairs_count_once_and_tiny_subgroups_are_flagged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pairs = [*PAIRS, ("B", "other.jpg", True, False), ("A", "solo.jpg", True, True),
+             ("B", "solo.jpg", True, False)]
+    groups = groups_file(tmp_path / "g.csv")
+    groups.write_text(groups.read_text() + "solo.jpg,solo\n")
+    report = analyze_bias(make_run(tmp_path / "run", pairs=pairs), groups)
+    assert report.ungrouped_pairs == 1  # other.jpg, answered by both models
+    stats = {(s.model, s.subgroup): s for s in report.subgroups}
+    assert stats["A", "solo"].n_pairs == 1 and stats["A", "solo"].diff_ci is None
+    assert all(g.ci is None for g in report.gaps if "solo" in (g.first, g.second))
+    assert any("subgroup 'solo' has only 1 pair(s); no interval" in w for w in report.warnings)
+    assert any("'female' has only 5 pair(s); its interval is unreliable" in w
+               for w in report.warnings)
+    assert main(["analyze", "bias", str(tmp_path / "run"), "--groups", str(groups)]) == 0
+    out = capsys.readouterr().out
+    assert "1 evaluated pair(s) have no group" in out and "! A on d: subgroup 'solo'" in out
 
 
 def test_image_names_from_the_dataset_when_samples_lack_them(tmp_path: Path) -> None:

@@ -44,7 +44,8 @@ def write(path: Path, rows: list[dict[str, str]]) -> Path:
     return path
 
 
-def test_export_csv_and_apply_decisions(tmp_path: Path, sample_ds: Path) -> None:
+def test_export_csv_and_apply_decisions(tmp_path: Path, sample_ds: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     before = sha256_file(sample_ds / "items.jsonl")
     assert main(["review", "export", str(sample_ds), "--out", str(tmp_path / "s.csv")]) == 0
     rows = read(tmp_path / "s.csv")
@@ -65,6 +66,7 @@ def test_export_csv_and_apply_decisions(tmp_path: Path, sample_ds: Path) -> None
     sheet = write(tmp_path / "filled.csv", rows)
     assert main(["review", "import", str(sample_ds), str(sheet), "--out",
                  str(tmp_path / "new")]) == 0
+    assert "decisions: 34 accept, 1 edit, 1 new, 1 reject" in capsys.readouterr().out
     new = load_dataset(tmp_path / "new")
     assert sha256_file(sample_ds / "items.jsonl") == before  # input untouched
     pairs = new.pairs()

@@ -14,8 +14,9 @@ from util import make_choice_dataset, png
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
-from whatifbench.core.images import MAX_PIXELS, inspect_image, thumbnail_jpeg
+from whatifbench.core.images import MAX_PIXELS, inspect_image
 from whatifbench.errors import WhatifError
+from whatifbench.report.images import thumbnail_bytes
 
 RUN = ["--model", "builtin:constant", "--no-progress"]
 
@@ -135,13 +136,13 @@ def test_pixel_limit_can_be_set_and_thumbnails_stay_small(
     big = tmp_path / "big.jpg"
     Image.new("RGB", (4000, 3000), (10, 200, 30)).save(big, quality=70)
     assert inspect_image(big)[0] is None
-    data = thumbnail_jpeg(big, 160)
+    data = thumbnail_bytes(big, 160)
     assert data is not None
     with Image.open(__import__("io").BytesIO(data)) as thumb:
         assert max(thumb.size) == 160
     monkeypatch.setenv("WHATIF_MAX_PIXELS", "1000000")
     assert "above the limit of 1 megapixels" in str(inspect_image(big)[0])
-    assert thumbnail_jpeg(big, 161) is None  # never decoded above the limit
+    assert thumbnail_bytes(big, 161) is None  # never decoded above the limit
 
 
 def test_a_lone_surrogate_is_refused_with_file_and_line(

@@ -13,7 +13,7 @@ import pytest
 from cello_fixtures import write_input
 from cfmm_util import good_records, write_images, write_jsonl
 from mucr_util import write_release
-from util import make_choice_dataset
+from util import make_choice_dataset, page_data
 
 from whatifbench import api
 from whatifbench.analysis.bias import analyze_bias, bias_tables
@@ -127,9 +127,13 @@ def test_every_table_of_every_suite_marks_backend_errors(kind: str, tmp_path: Pa
     results = json.loads(paths["results.json"].read_text())
     assert [r["errors"] for r in results["runs"]] == [0, failing.n_errors]
     assert note in paths["report.md"].read_text()
-    page = paths["report.html"].read_text()
-    assert f"({failing.n_errors} of {failing.n_items} items: backend error)" in page
-    assert f"<th>{COLUMN}</th>" in page
+    data = page_data(paths["report.html"].read_text())  # the explorer shows the same
+    assert [r["counts"]["errors"] for r in data["runs"]] == [0, failing.n_errors]
+    shown = data["datasets"][0]["tables"]
+    assert [t["title"] for t in shown] == [t.title for t in tables]
+    for table, entry in zip(tables, shown, strict=True):
+        assert any(note in n for n in entry["notes"])
+        assert (COLUMN in entry["columns"]) == (COLUMN in table.columns)
 
 
 def test_tables_without_errors_are_unchanged(tmp_path: Path) -> None:

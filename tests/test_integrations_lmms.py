@@ -185,8 +185,9 @@ def test_import_results_writes_our_run(kind_datasets, tmp_path: Path,  # noqa: F
     # Replies and judge calls went to the run store ($WHATIF_HOME's): importing again computes
     # nothing, and gives the same run.
     again = import_lmms_eval(samples, load_dataset(folder))
-    assert again.run.execution.computed == 0
-    assert again.run.execution.from_store == len(lines) + run["metrics"]["n"]["exp"]
+    done = again.run.execution  # replies and judge calls are counted apart
+    assert done.computed == 0 and done.judge_computed == 0
+    assert (done.from_store, done.judge_from_store) == (len(lines), run["metrics"]["n"]["exp"])
     assert json.loads(json.dumps(again.run.metrics)) == run["metrics"]
 
 

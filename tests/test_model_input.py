@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import html
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from photos import make_photo_dataset
+from util import page_data
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
@@ -109,8 +109,9 @@ def test_samples_and_the_report_show_the_model_input(tiny_llava: Path, photos: P
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert sorted(s["model_input"] for s in samples) == sorted(processors[0].texts)
     assert all(s["model_input"].count("<image>") == 2 for s in samples)  # demonstration + item
-    page = (out / "report.html").read_text()
-    assert html.escape(samples[0]["model_input"]) in page and "model input:" in page
+    data = page_data((out / "report.html").read_text())  # the explorer's data block
+    shown = data["runs"][0]["samples"]["input"]
+    assert sorted(data["strings"][i] for i in shown) == sorted(s["model_input"] for s in samples)
 
 
 def _expected_messages(body: dict[str, Any], request: Request) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from mucr_util import ScriptedJudge, ScriptedModel, write_release
+from util import page_data
 
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
@@ -91,6 +92,12 @@ def test_four_metrics_hand_computed(tmp_path: Path) -> None:
     assert set(m["by_category"]) == {"human", "animal", "plant", "character", "mixture"}
     # Judge calls: 3 + 3 + 0 + 5 * 1 (a single sentence is the link part only).
     assert ScriptedJudge.calls - judge_calls == 11
+    # The run summary counts model items and judge calls apart (32 items, 11 judge calls).
+    e = run.execution
+    assert (e.computed, e.from_store, e.judge_computed, e.judge_from_store) == (32, 0, 11, 0)
+    assert e.summary(run.n_items).startswith(
+        "32 items, 0 from the store, 32 computed, 0 errors; judge: 11 calls (0 from the "
+        "store, 11 computed, 0 errors), ")
     judged = run.spec["judge"]
     assert judged["backend"]["spec"] == "test:judge" and judged["method"] == "text"
     assert judged["prompt"] == JUDGE_PROMPT and judged["weights"] == list(WEIGHTS)
@@ -150,5 +157,7 @@ def test_model_text_is_escaped_in_the_report(tmp_path: Path) -> None:
     store.close()
     paths = api.write_outputs(tmp_path / "out", [run])
     page = paths["report.html"].read_text()
-    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "judged score:</b> 9.00" in page  # pair 1's perfect explanation
+    assert "<script>alert" not in page and "\\u003cscript\\u003ealert(1)" in page
+    data = page_data(page)
+    assert any("<script>alert(1)</script>" in s for s in data["strings"])
+    assert 9.0 in data["runs"][0]["samples"]["score"]  # pair 1's perfect explanation

@@ -58,7 +58,8 @@ def test_both_layouts_and_merged_report(release: tuple[Path, Path], tmp_path: Pa
                  "--out", str(tmp_path / "both")]) == 0
     out = capsys.readouterr().out
     assert "multi-image vs composite input" in out
-    assert "test:mucr-oracle [multi]" in out and "test:mucr-oracle [composite]" in out
+    assert "test:mucr-oracle [image_layout=multi]" in out
+    assert "test:mucr-oracle [image_layout=composite]" in out
     md = (tmp_path / "both" / "report.md").read_text()
     assert "| model | C2E multi | C2E composite | C2E Δ |" in md
     assert len(json.loads((tmp_path / "both" / "results.json").read_text())["runs"]) == 2

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from program_util import oracle_program, oracle_steps, program_rules
-from util import run_outputs
+from util import page_data, run_outputs
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import DatasetWriter, load_dataset
@@ -83,8 +83,8 @@ def test_viper_oracle_programs_score_100_on_every_template(
         assert "def execute_command(image, options):" in trace["program"]
         assert {c["tool"] for c in trace["calls"]} >= {"find"}
         assert trace["value"] == int(s["target"]) and s["prediction"] == s["target"]
-    report = (out / "report.html").read_text()
-    assert "program trace" in report and "def execute_command(image, options):" in report
+    traces = page_data((out / "report.html").read_text())["runs"][0]["samples"]["trace"]
+    assert all("def execute_command(image, options):" in t["program"] for t in traces)
     spec = json.loads((out / "results.json").read_text())["runs"][0]["spec"]["backend"]
     assert spec["code_llm"]["spec"] == "openai:coder"
     assert spec["tools"]["perception"] == {"name": "oracle"}

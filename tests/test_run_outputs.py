@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from util import make_choice_dataset, whatif_env
+from util import make_choice_dataset, snapshot, whatif_env
 
 from whatifbench.cli.main import main
 from whatifbench.runner.results import default_run_folder, load_runs
@@ -71,7 +71,7 @@ KILLER = textwrap.dedent("""
     from whatifbench.report import render
     def killed(*args, **kwargs):  # kill -9 halfway through writing the outputs
         os.kill(os.getpid(), signal.SIGKILL)
-    render.render_html = killed
+    render.report_html = killed
     from whatifbench.cli.main import main
     sys.exit(main(sys.argv[1:]))
 """)
@@ -82,13 +82,13 @@ def test_kill_9_while_replacing_a_run_keeps_the_earlier_run_whole(
     ds = make_choice_dataset(tmp_path / "ds")
     out = tmp_path / "out"
     assert main(["run", "--suite", str(ds), *MODEL, "--out", str(out)]) == 0
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = snapshot(out)
     killed = subprocess.run([sys.executable, "-c", KILLER, "run", "--suite", str(ds), "--model",
                              "builtin:random", "--no-progress", "--out", str(out),
                              "--overwrite"], env=whatif_env(), capture_output=True, timeout=180,
                             check=False)
     assert killed.returncode == -9
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # untouched, whole
+    assert snapshot(out) == before  # untouched, whole
     assert len(list(tmp_path.glob(".out.*.partial"))) == 1
     capsys.readouterr()
     assert main(["report", str(out), "--out", str(tmp_path / "merged")]) == 0
@@ -171,5 +171,8 @@ def test_report_when_the_dataset_broke_later(tmp_path: Path,
         handle.write("{broken\n")
     capsys.readouterr()
     assert main(["report", str(out), "--out", str(tmp_path / "r")]) == 0
-    assert "internal error" not in capsys.readouterr().err
-    assert "data:image/jpeg" in (tmp_path / "r" / "report.html").read_text()
+    err = capsys.readouterr().err
+    assert "internal error" not in err
+    # The explorer shows a dataset's images only while its items.jsonl has the run's hash.
+    assert "has changed since the run" in err
+    assert "data:image/jpeg" not in (tmp_path / "r" / "report.html").read_text()

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,14 @@ def make_choice_dataset(out: Path, n_pairs: int = 6, seed: int = 0,
         writer.finish(name="handmade", suite=suite, version="test", generator={"name": "hand"},
                       seed=seed)
     return out
+
+
+def page_data(page: str) -> dict:
+    """The JSON data block of a report page (``report.html``)."""
+    found = re.search(r"<script type='application/json' id='whatif-data'>(.*?)</script>", page,
+                      re.S)
+    assert found, "the page has no data block"
+    return json.loads(found.group(1))
 
 
 def run_outputs(folder: Path) -> tuple[object, list[object]]:

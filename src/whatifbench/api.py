@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from whatifbench.report.render import tables_for, write_outputs
 from whatifbench.runner.backends import check_shared_args, make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.executor import Executor, ExecutorConfig, open_executor
+from whatifbench.runner.naming import named_models
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
 from whatifbench.suites.cvqa_synthetic.identity import GENERATOR
@@ -49,19 +51,23 @@ DEFAULT_SUITE = (GENERATOR, {"per_template": 50}, 0)
 """(generator, parameters, seed) of the small suite ``whatif run`` uses by default."""
 
 
-def default_dataset(log: Callable[[str], None] | None = None) -> Dataset:
+def default_dataset(log: Callable[[str], None] | None = None,
+                    progress: bool = False) -> Dataset:
     """The small default C-VQA-Synthetic suite, generated once under ``$WHATIF_HOME`` (the
-    generator is imported only to generate it), loaded and verified."""
+    generator is imported only to generate it; ``progress``: a bar of images drawn meanwhile),
+    loaded and verified."""
     name, params, seed = DEFAULT_SUITE
-    return generated_dataset(name, params, seed, log, version=GENERATOR_VERSION)
+    return generated_dataset(name, params, seed, log, version=GENERATOR_VERSION,
+                             progress=progress)
 
 
 def generated_dataset(name: str, params: Mapping[str, Any], seed: int,
                       log: Callable[[str], None] | None = None,
-                      version: str | None = None) -> Dataset:
+                      version: str | None = None, progress: bool = False) -> Dataset:
     """The suite the generator ``name`` makes with ``params`` and ``seed``, generated once under
     ``$WHATIF_HOME/suites`` (again when the folder does not load or verify), loaded and
-    verified. ``version``: the generator's version when known without importing it."""
+    verified. ``version``: the generator's version when known without importing it;
+    ``progress``: a bar of images drawn while it is generated (generators that offer one)."""
     if version is None:
         version = lookup("generator", name).obj.version
     tag = "-".join(f"{k}{v}" for k, v in sorted(params.items()))
@@ -73,7 +79,8 @@ def generated_dataset(name: str, params: Mapping[str, Any], seed: int,
             pass
     if log:
         log(f"Generating {name} into {folder} (once) ...")
-    lookup("generator", name).obj.generate(folder, seed=seed, overwrite=True, **params)
+    extra = {"progress": True} if progress else {}
+    lookup("generator", name).obj.generate(folder, seed=seed, overwrite=True, **params, **extra)
     return load_dataset(folder, verify=True)
 
 
@@ -102,25 +109,32 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     with ``defaults`` — the models were not chosen by the user — left out and reported to
     ``on_skip``). ``executor`` decides where requests are answered (default: in this process;
     see ``runner.executor.open_executor`` for Ray); the run store is written here either way.
+    A model given as ``NAME=SPEC`` is shown as NAME; the spec records it as ``model_name``.
     """
+    named = named_models(models)
+    specs = [spec for _, spec in named]
     loaded = [d if isinstance(d, Dataset) else load_dataset(d, verify=True) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
     args = dict(model_args or {})
     shared = len(models) > 1
     if shared:
-        check_shared_args(args, models)
+        check_shared_args(args, specs)
     backends: list[Backend] = []
     own_store = store is None
     results: list[RunResult] = []
     try:
         backends += [executor.make_backend(spec, args, shared=shared) if executor is not None
-                     else make_backend(spec, args, shared=shared) for spec in models]
+                     else make_backend(spec, args, shared=shared) for spec in specs]
+        names = {id(backend): name for backend, (name, _) in zip(backends, named, strict=True)}
         plan = applicable(loaded, backends, defaults, on_skip)
         store = store or RunStore()
         for backend, chosen in plan:
             for dataset in chosen:
                 result = evaluate(dataset, backend, protocol, store, options)
+                if names[id(backend)]:
+                    result = replace(result, spec={**result.spec,
+                                                   "model_name": names[id(backend)]})
                 results.append(result)
                 if on_result:
                     on_result(result)

@@ -35,6 +35,9 @@ from whatifbench.report.errors import errors_sentence
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult, load_runs
 
+MIN_PAIRS = 10
+"""Subgroups with fewer pairs get a warning (below two: no interval at all)."""
+
 
 @dataclass(frozen=True)
 class SubgroupStats:
@@ -54,8 +57,8 @@ class SubgroupStats:
     """Percent of counterfactual questions answered right."""
     diff: float
     """original − counterfactual accuracy, in points."""
-    diff_ci: tuple[float, float]
-    """Bootstrap 95 % interval of ``diff`` (pairs resampled)."""
+    diff_ci: tuple[float, float] | None
+    """Bootstrap 95 % interval of ``diff`` (pairs resampled); ``None`` below two pairs."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,9 @@ class Gap:
     """Subgroup b."""
     gap: float
     """diff(a) − diff(b), in points (positive: the model struggles more with a)."""
-    ci: tuple[float, float]
-    """Bootstrap 95 % interval (pairs resampled within each subgroup)."""
+    ci: tuple[float, float] | None
+    """Bootstrap 95 % interval (pairs resampled within each subgroup); ``None`` when either
+    subgroup has fewer than two pairs."""
 
 
 @dataclass(frozen=True)
@@ -85,11 +89,14 @@ class BiasReport:
     gaps: tuple[Gap, ...]
     """Per dataset × model × pair of subgroups (sorted names: a < b)."""
     ungrouped_pairs: int
-    """Complete pairs (over all models) whose image is not in the groups file."""
+    """Complete pairs whose image is not in the groups file (each pair once, however many
+    models answered it)."""
     unused_images: int
     """Images of the groups file that no evaluated pair shows."""
     seed: int
     """Bootstrap seed."""
+    warnings: tuple[str, ...] = ()
+    """Subgroups too small for their interval to mean much (fewer than ``MIN_PAIRS``)."""
     backend_errors: tuple[tuple[str, str, int, int], ...] = ()
     """``(dataset, model, items that ended in a backend error, items)`` of the runs that had
     errors (those items count as wrong above)."""
@@ -128,10 +135,10 @@ def read_groups(path: Path) -> dict[str, str]:
 
 
 def run_pairs(run: Path, results: Sequence[RunResult] | None = None
-              ) -> dict[tuple[str, str], list[tuple[str, bool, bool]]]:
-    """Per (dataset, model): ``(image, original right, counterfactual right)`` per full pair
-    (``results``: the runs of the folder, when already loaded)."""
-    out: dict[tuple[str, str], list[tuple[str, bool, bool]]] = {}
+              ) -> dict[tuple[str, str], list[tuple[str, str, bool, bool]]]:
+    """Per (dataset, model): ``(pair id, image, original right, counterfactual right)`` per
+    full pair (``results``: the runs of the folder, when already loaded)."""
+    out: dict[tuple[str, str], list[tuple[str, str, bool, bool]]] = {}
     for result in results if results is not None else load_runs(run):
         by_pair: dict[str, dict[str, Sample]] = {}
         for s in result.samples:
@@ -153,7 +160,7 @@ def run_pairs(run: Path, results: Sequence[RunResult] | None = None
                     f"The samples of pair {pair_id} ({result.model} on {result.dataset}) in "
                     f"{run} carry no image name (meta.image) and the run's dataset is not at "
                     "hand to look it up.")
-            rows.append((Path(str(image)).name, first.correct, cf.correct))
+            rows.append((pair_id, Path(str(image)).name, first.correct, cf.correct))
     if not any(out.values()):
         raise WhatifError(f"The run folder {run} holds no complete original/counterfactual "
                           "pairs (samples.jsonl).")
@@ -179,34 +186,42 @@ def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
     pairs = run_pairs(Path(run), results)
     stats: list[SubgroupStats] = []
     gaps: list[Gap] = []
-    ungrouped = 0
+    ungrouped: set[tuple[str, str]] = set()
     used: set[str] = set()
+    warnings: list[str] = []
     for (dataset, model), rows in pairs.items():
         columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for name in sorted(set(groups.values())):
-            members = [(o, c) for image, o, c in rows if groups.get(image) == name]
+            members = [(o, c) for _, image, o, c in rows if groups.get(image) == name]
             if members:
                 arr = np.array(members, dtype=float)
                 columns[name] = (arr[:, 0], arr[:, 1])
-        ungrouped += sum(image not in groups for image, _, _ in rows)
-        used.update(image for image, _, _ in rows)
+        ungrouped.update((dataset, pair) for pair, image, _, _ in rows if image not in groups)
+        used.update(image for _, image, _, _ in rows)
         for name, (o, c) in columns.items():
             acc_o = percent(int(o.sum()), len(o))
             acc_c = percent(int(c.sum()), len(c))
-            ci = bootstrap_ci([o, c], _diff, samples=samples, seed=seed)
+            ci = (bootstrap_ci([o, c], _diff, samples=samples, seed=seed)
+                  if len(o) >= 2 else None)
             stats.append(SubgroupStats(dataset, model, name, len(o), acc_o, acc_c,
                                        round(acc_o - acc_c, 2), ci))
+            if len(o) < MIN_PAIRS:
+                warnings.append(
+                    f"{model} on {dataset}: subgroup {name!r} has only {len(o)} pair(s); "
+                    + ("no interval is given." if ci is None else
+                       f"its interval is unreliable (fewer than {MIN_PAIRS} pairs)."))
         by_name = {s.subgroup: s for s in stats if (s.dataset, s.model) == (dataset, model)}
         for a, b in itertools.combinations(sorted(columns), 2):
-            ci = stratified_bootstrap_ci([list(columns[a]), list(columns[b])], _gap,
-                                         samples=samples, seed=seed)
+            enough = min(len(columns[a][0]), len(columns[b][0])) >= 2
+            ci = (stratified_bootstrap_ci([list(columns[a]), list(columns[b])], _gap,
+                                          samples=samples, seed=seed) if enough else None)
             gaps.append(Gap(dataset, model, a, b, round(by_name[a].diff - by_name[b].diff, 2),
                             ci))
     if not stats:
         raise WhatifError(f"No image of the run {run} is listed in {groups_file}; check that its "
                           "'image' column holds the COCO file names.")
-    return BiasReport(tuple(stats), tuple(gaps), ungrouped,
-                      len(set(groups) - used), seed,
+    return BiasReport(tuple(stats), tuple(gaps), len(ungrouped),
+                      len(set(groups) - used), seed, tuple(warnings),
                       tuple((r.dataset, r.model, r.n_errors, r.n_items) for r in results
                             if r.n_errors))
 
@@ -224,24 +239,25 @@ def _signed(value: float) -> str:
     return f"{round(value, 1) or 0.0:+.1f}"
 
 
-def _interval(lo: float, hi: float) -> str:
-    """The interval of ``-x`` from that of ``x``, signed."""
-    return f"[{_signed(-hi)}, {_signed(-lo)}]"
+def _interval(ci: tuple[float, float] | None) -> str:
+    """The interval of ``-x`` from that of ``x``, signed (``–`` when there is none)."""
+    return "–" if ci is None else f"[{_signed(-ci[1])}, {_signed(-ci[0])}]"
 
 
 def bias_tables(report: BiasReport) -> list[Table]:
     """The subgroup table and the gap table, showing the change Δ = counterfactual − original
     (``bias.json`` keeps ``diff`` = original − counterfactual = −Δ and its gaps)."""
-    rows = tuple((s.model, s.subgroup, str(s.n_pairs), fmt(s.original_accuracy),
-                  fmt(s.counterfactual_accuracy), _signed(-s.diff), _interval(*s.diff_ci))
-                 for s in report.subgroups)
+    rows = tuple((s.model, s.subgroup, str(s.n_pairs) + ("!" if s.n_pairs < MIN_PAIRS else ""),
+                  fmt(s.original_accuracy), fmt(s.counterfactual_accuracy), _signed(-s.diff),
+                  _interval(s.diff_ci)) for s in report.subgroups)
     notes = (("Δ = counterfactual − original accuracy (points; negative: the premise lowers "
               "accuracy); bias.json's diff = original − counterfactual = −Δ. 95% bootstrap "
               f"intervals over pairs, seed {report.seed}."),
              (f"{report.ungrouped_pairs} evaluated pair(s) have no group; "
-              f"{report.unused_images} image(s) of the groups file were not evaluated."))
+              f"{report.unused_images} image(s) of the groups file were not evaluated."),
+             *(f"! {w}" for w in report.warnings))
     gap_rows = tuple((g.model, f"Δ({g.first}) − Δ({g.second})", _signed(-g.gap),
-                      _interval(*g.ci)) for g in report.gaps)
+                      _interval(g.ci)) for g in report.gaps)
     failed: tuple[str, ...] = ()
     if report.backend_errors:
         failed = (errors_sentence([f"{model} on {dataset}: {n} of {total} items"
@@ -282,7 +298,8 @@ def _write_bias(report: BiasReport, out: Path) -> None:
     for name in names:
         cells = [found.get((d, m, name)) for d, m in runs]
         series[name] = [-c.diff if c else 0.0 for c in cells]
-        errors[name] = [(min(-c.diff_ci[1], -c.diff), max(-c.diff_ci[0], -c.diff)) if c
-                        else (0.0, 0.0) for c in cells]
+        errors[name] = [(min(-c.diff_ci[1], -c.diff), max(-c.diff_ci[0], -c.diff))
+                        if c and c.diff_ci else (-c.diff, -c.diff) if c else (0.0, 0.0)
+                        for c in cells]
     bar_chart(labels, series, "Accuracy change Δ (counterfactual − original) by subgroup",
               "Δ (points)", paths["png"], errors)

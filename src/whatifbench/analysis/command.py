@@ -9,6 +9,7 @@ from whatifbench.analysis.bias import analyze_bias, bias_tables, write_bias
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
+from whatifbench.report.table import terminal_width
 
 
 @register("command", "analyze")
@@ -43,7 +44,7 @@ class AnalyzeCommand:
         check_output(out, inputs, args.overwrite, kind="analysis")
         report = analyze_bias(args.run, args.groups, seed=args.seed)
         for table in bias_tables(report):
-            print(table.to_text())
+            print(table.to_text(terminal_width()))
             print()
         paths = write_bias(report, out, args.overwrite, inputs)
         print(f"Wrote {paths['json']}, {paths['md']} and {paths['png']}")

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
 from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
+from whatifbench.report import MAX_IMAGES
+from whatifbench.report.table import terminal_width
 
 if TYPE_CHECKING:
     from whatifbench.runner.results import RunResult
@@ -45,8 +47,9 @@ def add_run(sub: Any) -> None:
                            break_on_hyphens=False),
                        epilog=RUN_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--suite", action="append", metavar="DIR", help="dataset folder (repeatable)")
-    p.add_argument("--model", action="append", metavar="SPEC",
-                   help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable)")
+    p.add_argument("--model", action="append", metavar="[NAME=]SPEC",
+                   help="backend spec, e.g. builtin:random, hf:PATH, openai:MODEL (repeatable); "
+                        "NAME=SPEC shows the model as NAME in tables and reports")
     p.add_argument("-M", dest="model_args", action="append", default=[], metavar="KEY=VALUE",
                    help="backend argument (repeatable), e.g. -M batch_size=8")
     p.add_argument("--base-url", action="append", metavar="URL",
@@ -108,6 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
     from whatifbench import api
     from whatifbench.core.dataset import load_dataset
     from whatifbench.core.outputs import check_output
+    from whatifbench.report.labels import model_name
     from whatifbench.runner.backends import model_args_from, parse_model_args
     from whatifbench.runner.evaluate import RunOptions
     from whatifbench.runner.executor import executor_config
@@ -119,7 +123,7 @@ def run_command(args: argparse.Namespace) -> int:
     check_output(out, [*(args.suite or []), *([args.store] if args.store else [])],
                  args.overwrite, kind="run")  # before any work; creates nothing
     suites = ([load_dataset(s, verify=not args.no_verify) for s in args.suite] if args.suite
-              else [api.default_dataset(log=_err)])
+              else [api.default_dataset(log=_err, progress=not args.no_progress)])
     models = args.model or list(api.DEFAULT_MODELS)
     model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
@@ -131,9 +135,8 @@ def run_command(args: argparse.Namespace) -> int:
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
-        e = result.execution
-        _err(f"{result.dataset} × {result.model}: {result.n_items} items, {e.from_store} from the "
-             f"store, {e.computed} computed, {e.errors} errors, {e.seconds:.1f}s")
+        _err(f"{result.dataset} × {model_name(result)}: "
+             f"{result.execution.summary(result.n_items)}")
 
     try:
         with api.open_executor(executor, log=_err) as where:
@@ -148,10 +151,10 @@ def run_command(args: argparse.Namespace) -> int:
     paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites])
     for table in api.tables_for(runs):
         print()
-        print(table.to_text())
+        print(table.to_text(terminal_width()))
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
     failed = sum(r.n_errors for r in runs)
-    requests = sum(r.execution.errors for r in runs)
+    requests = sum(r.execution.errors + r.execution.judge_errors for r in runs)
     if failed or requests:
         _err(f"{failed} item(s) ended in a backend error ({requests} request(s) failed after "
              "all retries); they are counted wrong and marked in every table. Run the same "
@@ -252,22 +255,45 @@ def add_report(sub: Any) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="new (or empty) folder")
     p.add_argument("--overwrite", action="store_true",
                    help="replace --out if it holds an earlier run (only a run folder we wrote)")
+    p.add_argument("--figures", metavar="DIR", help="also write every figure as PDF and PNG")
+    p.add_argument("--dataset-root", action="append", default=[], metavar="DIR",
+                   help="where datasets moved to (the dataset folder or its parent; "
+                        "repeatable); images and options are found through it")
+    p.add_argument("--max-images", type=int, default=MAX_IMAGES, metavar="N",
+                   help=f"thumbnails embedded in report.html (default {MAX_IMAGES}; "
+                        "'whatif view' shows every image)")
     p.set_defaults(func=report_command)
 
 
 def report_command(args: argparse.Namespace) -> int:
-    """Merge runs, print the tables, write the reports."""
+    """Merge runs, print the tables, write the reports (and figures)."""
     from whatifbench import api
-    from whatifbench.core.outputs import check_output
-    from whatifbench.runner.results import load_runs
+    from whatifbench.core.outputs import check_inputs, check_output
+    from whatifbench.report.datasets import missing_data
+    from whatifbench.report.payload import Options
+    from whatifbench.report.sources import load_sources
 
     check_output(args.out, args.runs, args.overwrite, kind="run")
-    runs = [run for folder in args.runs for run in load_runs(folder)]
-    paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs)
+    if args.figures:
+        check_inputs(args.figures, args.runs)
+    sources = load_sources(args.runs)
+    runs = [s.run for s in sources]
+    options = Options(max_images=max(0, args.max_images),
+                      dataset_roots=tuple(Path(d) for d in args.dataset_root))
+    paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs, sources=sources,
+                              options=options)
     for table in api.tables_for(runs):
         print()
-        print(table.to_text())
+        print(table.to_text(terminal_width()))
+    for problem in missing_data(sources, options):
+        _err(problem)
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
+    if args.figures:
+        from whatifbench.report.draw import save
+        from whatifbench.report.figures import figures_for
+
+        written = save(figures_for(runs), Path(args.figures))
+        print(f"Figures: {len(written)} files in {args.figures}")
     return 0
 
 
@@ -307,7 +333,7 @@ def stats_command(args: argparse.Namespace) -> int:
             check_inputs(args.plots, [dataset.root])
         tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
     for table in tables:
-        print(table.to_text())
+        print(table.to_text(terminal_width()))
         print()
     return 0
 

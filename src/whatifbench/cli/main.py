@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Sequence
 
 from whatifbench import __version__
-from whatifbench.cli import commands
+from whatifbench.cli import commands, view
 from whatifbench.cli.terminal import safe_output
 from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USER, WhatifError
@@ -54,6 +54,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         commands.add_tools(sub, kind, verb, help_text, functools.partial(chosen, verb))
     commands.add_export(sub, functools.partial(chosen, "export"))
     commands.add_report(sub)
+    view.add_view(sub)
     commands.add_stats(sub)
     commands.add_listing(sub)
     for listed in listing("command"):

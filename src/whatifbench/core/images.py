@@ -1,5 +1,5 @@
-"""Image files of datasets: one read that checks, measures and hashes; the pixel limit; bounded
-thumbnails; images that must stay inside their dataset folder.
+"""Image files of datasets: one read that checks, measures and hashes; the pixel limit; images
+that must stay inside their dataset folder.
 
 **Pixel limit.** Datasets hold images of at most ``MAX_PIXELS`` = 40 megapixels (e.g. 8K UHD,
 7680×4320 = 33.2 MP, or a 6000×6000 scan). VLMs see a few hundred pixels a side, so more pixels
@@ -8,16 +8,13 @@ only cost memory: a decoded RGB image takes 3 bytes per pixel before any model c
 guard only warns up to 89 MP. Images above the limit are refused at import and at load with a
 message saying how to shrink them; ``WHATIF_MAX_PIXELS`` raises or lowers the limit for users
 who know their machine. Reports and review sheets embed thumbnails downscaled once
-(``thumbnail_jpeg``, cached per file), never the original.
+(``report.images``, cached per file), never the original.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
 import hashlib
 import io
-import json
 import os
 import warnings
 from pathlib import Path
@@ -88,75 +85,3 @@ class Inside:
         if os.path.islink(path):
             path = os.path.realpath(path)
         return None if path.startswith(self.base + os.sep) else path
-
-
-def thumbnail_jpeg(path: Path | None, size: int) -> bytes | None:
-    """The image downscaled to at most ``size`` pixels a side, as JPEG bytes (``None`` when
-    there is no usable image). Computed once per file version (cached), decoded at reduced
-    scale where the format allows (JPEG), and never for images above the pixel limit."""
-    if path is None:
-        return None
-    try:
-        stat = Path(path).stat()
-    except OSError:
-        return None
-    return _thumbnail(str(path), size, stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=512)
-def _thumbnail(path: str, size: int, _mtime: int, _bytes: int) -> bytes | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(path) as src:
-                if too_large(*src.size):
-                    return None
-                src.draft("RGB", (size, size))  # JPEG: decode at 1/2, 1/4, 1/8 scale
-                src.thumbnail((size, size), reducing_gap=2.0)
-                img = src.convert("RGB")
-        buf = io.BytesIO()
-        img.save(buf, format="JPEG", quality=80)
-    except (OSError, ValueError, Image.DecompressionBombError):
-        return None
-    return buf.getvalue()
-
-
-def thumbnail_html(path: Path | None, size: int) -> str:
-    """An ``<img>`` embedding ``thumbnail_jpeg`` (empty when there is no usable image)."""
-    data = thumbnail_jpeg(path, size)
-    if data is None:
-        return ""
-    return f"<img alt='' src='data:image/jpeg;base64,{base64.b64encode(data).decode('ascii')}'>"
-
-
-def first_images(root: Path) -> dict[str, Path]:
-    """``item id → its first image`` read from ``root/items.jsonl`` for display (thumbnails):
-    tolerant, since the dataset may have changed since a run; lines that no longer parse and
-    images that lead outside the dataset folder (checked on every call) are left out."""
-    try:
-        info = (Path(root) / "items.jsonl").stat()
-    except OSError:
-        return {}
-    inside = Inside(root)
-    return {item: Path(root) / rel
-            for item, rel in _first_images(Path(root), info.st_mtime_ns, info.st_size).items()
-            if inside.outside(rel) is None}
-
-
-@functools.lru_cache(maxsize=16)
-def _first_images(root: Path, mtime_ns: int, size: int) -> dict[str, str]:
-    """Item id → first image path as written, parsed once per version of ``items.jsonl``."""
-    found: dict[str, str] = {}
-    try:
-        text = (root / "items.jsonl").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return found
-    for line in text.splitlines():
-        try:
-            obj = json.loads(line)
-            rel = obj["images"][0]
-        except (ValueError, KeyError, IndexError, TypeError):
-            continue
-        if isinstance(rel, str):
-            found[str(obj.get("id"))] = rel
-    return found

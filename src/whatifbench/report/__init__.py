@@ -1,1 +1,7 @@
-"""Tables (terminal, Markdown), plots and the self-contained HTML report."""
+"""Tables (terminal, Markdown, CSV, LaTeX), figures and the results explorer (report.html).
+
+Only constants live here, so that the command line can name them without importing the
+report modules (which load PIL and matplotlib) before a command runs."""
+
+MAX_IMAGES = 300
+"""Thumbnails a self-contained report embeds by default (``--max-images``)."""

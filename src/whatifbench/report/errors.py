@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
+from whatifbench.report.labels import model_name, run_labels
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 
@@ -36,20 +36,31 @@ def mark_errors(table: Table, runs: Sequence[RunResult]) -> Table:
         groups=groups, notes=notes)
 
 
-def _belongs(cell: str, run: RunResult) -> bool:
-    return cell == run.model or cell.startswith(f"{run.model} ")
+def _belongs(cell: object, run: RunResult, label: str) -> bool:
+    """The row (named by ``cell``) shows ``run``: its label (``report.labels``), or its
+    display name or spec followed by more (a table's own label)."""
+    if not isinstance(cell, str):
+        return False
+    return cell == label or any(cell == name or cell.startswith(f"{name} ")
+                                for name in (model_name(run), run.model))
 
 
 def _cells(table: Table, runs: Sequence[RunResult]) -> list[str]:
     """Each row's error count: rows in run order, one per run, map one to one. Otherwise (a
     breakdown with several rows per run) a row shows its run's total as ``N in run`` (or
     ``see note`` when its model has several runs with different counts)."""
+    labels = run_labels(runs)
     if len(table.rows) == len(runs) and all(
-            _belongs(row[0], run) for row, run in zip(table.rows, runs, strict=True)):
+            _belongs(row[0], run, label)
+            for row, run, label in zip(table.rows, runs, labels, strict=True)):
         return [str(run.n_errors) for run in runs]
+    by_label = dict(zip(labels, runs, strict=True))
     cells = []
     for row in table.rows:
-        counts = {r.n_errors for r in runs if _belongs(row[0], r)}
+        exact = by_label.get(row[0]) if isinstance(row[0], str) else None
+        counts = ({exact.n_errors} if exact is not None else
+                  {r.n_errors for r, label in zip(runs, labels, strict=True)
+                   if _belongs(row[0], r, label)})
         if len(counts) != 1:
             cells.append(UNCLEAR if counts else "–")
         else:
@@ -60,8 +71,9 @@ def _cells(table: Table, runs: Sequence[RunResult]) -> list[str]:
 
 def error_note(runs: Sequence[RunResult]) -> str:
     """One sentence naming each run with errors, e.g. ``openai:gpt-4o: 12 of 300 items``."""
-    return errors_sentence([f"{run_label(r, runs)}: {r.n_errors} of {r.n_items} items"
-                            for r in runs if r.n_errors])
+    return errors_sentence([f"{label}: {r.n_errors} of {r.n_items} items"
+                            for r, label in zip(runs, run_labels(runs), strict=True)
+                            if r.n_errors])
 
 
 def errors_sentence(parts: Sequence[str]) -> str:
@@ -69,19 +81,3 @@ def errors_sentence(parts: Sequence[str]) -> str:
     return (f"⚠ Backend errors — {'; '.join(parts)} got no answer (the model's or the judge's "
             "call failed after all retries). They are counted wrong in every figure above; run "
             "the same command again to retry exactly those items.")
-
-
-def run_label(run: RunResult, runs: Sequence[RunResult]) -> str:
-    """The model spec, plus the protocol settings in which the runs of that model differ."""
-    same = [r for r in runs if r.model == run.model]
-    if len(same) < 2:
-        return run.model
-    protocol = _protocol(run)
-    keys = sorted(k for k in protocol if len({repr(_protocol(r).get(k)) for r in same}) > 1)
-    shown = ", ".join(f"{k} {protocol[k]}" for k in keys)
-    return f"{run.model} [{shown}]" if shown else run.model
-
-
-def _protocol(run: RunResult) -> dict[str, Any]:
-    protocol = run.spec.get("protocol")
-    return protocol if isinstance(protocol, dict) else {}

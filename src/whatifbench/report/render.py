@@ -1,33 +1,57 @@
-"""Collect each suite's tables for a set of runs and write results, samples and reports."""
+"""Collect each suite's tables and figures for a set of runs and write results, samples, reports
+and tables as data."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.report.errors import mark_errors
-from whatifbench.report.html import render_html
+from whatifbench.report.labels import run_labels, shown_together
+from whatifbench.report.page import page_html
+from whatifbench.report.payload import Options, Source, build_payload
 from whatifbench.report.programs import program_failure_table
+from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
+from whatifbench.report.table_export import to_csv, to_latex
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult, new_run_id
 from whatifbench.secrets import redact
 
+DEFAULT = Options()
+TABLES = "tables"
+"""Folder beside report.md with every table as CSV and LaTeX."""
+
 
 def tables_for(runs: Sequence[RunResult]) -> list[Table]:
-    """Each suite's tables over its runs (suites and runs in first-seen order), with backend
-    errors marked in each (``report.errors``)."""
-    by_key: dict[tuple[str, str], list[RunResult]] = {}
-    for run in runs:
-        by_key.setdefault((run.suite, run.dataset), []).append(run)
-    tables: list[Table] = []
-    for (suite, _dataset), group in by_key.items():
-        tables += [mark_errors(t, group) for t in
-                   (*get_suite(suite).tables(group), *program_failure_table(group))]
-    return tables
+    """Each suite's tables over the runs of each dataset (datasets and runs in first-seen
+    order), with backend errors marked in each (``report.errors``)."""
+    return [t for group in shown_together(runs) for t in dataset_tables(group)]
+
+
+def dataset_tables(runs: Sequence[RunResult]) -> list[Table]:
+    """The tables of the runs of one dataset: the suite's, then program outcomes (if any),
+    each with the runs' backend errors marked."""
+    return [mark_errors(t, runs)
+            for t in (*get_suite(runs[0].suite).tables(runs), *program_failure_table(runs))]
+
+
+def runs_table(sources: Sequence[Source]) -> Table:
+    """Which run folder each row came from."""
+    rows = []
+    for group in shown_together([s.run for s in sources]):
+        labels = run_labels(group)
+        for run, label in zip(group, labels, strict=True):
+            src = next(s for s in sources if s.run is run)
+            rows.append((label, run.suite, run.dataset, run.model,
+                         src.folder or "(this run)"))
+    return Table("Runs: where each row comes from", ("row", "suite", "dataset", "model spec",
+                                                      "run folder"), tuple(rows))
 
 
 def results_json(runs: Sequence[RunResult], run_id: str | None = None) -> str:
@@ -37,29 +61,86 @@ def results_json(runs: Sequence[RunResult], run_id: str | None = None) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def write_outputs(out: Path, runs: Sequence[RunResult], overwrite: bool = False,
-                  inputs: Iterable[PathLike] = ()) -> dict[str, Path]:
-    """Write ``results.json``, ``samples.jsonl``, ``report.md`` and ``report.html`` as one unit.
+def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None) -> str:
+    """The text of ``samples.jsonl``: one line per sample, tagged with the ``run_id`` (when
+    given), dataset and model."""
+    head = {"run_id": run_id} if run_id is not None else {}
+    lines = [dumps({**head, "dataset": run.dataset, "model": run.model, **s.to_json()})
+             for run in runs for s in run.samples]
+    return "\n".join(lines) + "\n"
+
+
+def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
+    from whatifbench.report.draw import svg
+    from whatifbench.report.figures import figures_for
+
+    out = []
+    for spec in figures_for(runs):
+        data = base64.b64encode(svg(spec).encode("utf-8")).decode("ascii")
+        out.append({"name": spec.name, "title": spec.title,
+                    "src": f"data:image/svg+xml;base64,{data}"})
+    return out
+
+
+def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
+    """The explorer's data for these runs (tables and figures included)."""
+    def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
+        tables = dataset_tables(runs)
+        return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}
+
+    return build_payload(sources, per_dataset, options)
+
+
+def report_html(sources: Sequence[Source], options: Options = DEFAULT) -> str:
+    """The explorer page for these runs."""
+    return page_html(explorer_payload(sources, options))
+
+
+def _slug(text: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())[:60]
+
+
+def write_tables(out: Path, tables: Sequence[Table]) -> list[Path]:
+    """Every table as ``tables/NN-title.csv`` and ``.tex`` in a new folder ``out/tables``
+    (each text passes ``secrets.redact``)."""
+    folder = out / TABLES
+    folder.mkdir()
+    written = []
+    for k, table in enumerate(tables, start=1):
+        stem = f"{k:02d}-{_slug(table.title)}"
+        for suffix, text in ((".csv", to_csv(table)), (".tex", to_latex(table))):
+            path = folder / f"{stem}{suffix}"
+            path.write_text(redact(text), encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = False,
+                  inputs: Iterable[PathLike] = (), *, sources: Sequence[Source] | None = None,
+                  options: Options = DEFAULT) -> dict[str, Path]:
+    """Write ``results.json``, ``samples.jsonl``, ``execution.json``, ``report.md``,
+    ``report.html`` (the explorer) and ``tables/`` (CSV, LaTeX) as one unit.
 
     The files are written into a staging folder that becomes ``out`` in one rename
     (``core.outputs.staged_dir``): ``out`` must be new (or empty) unless ``overwrite``, which
     replaces only a run folder we wrote. A fresh ``run_id`` goes into ``results.json`` and every
     ``samples.jsonl`` line, so readers can tell that the two belong together. ``inputs`` (the
-    datasets, run folders read) must not be touched by ``out``. Every text passes ``secrets.redact``
-    (a key a server echoed never lands in an output).
+    datasets, run folders read) must not be touched by ``out``. Every text passes
+    ``secrets.redact`` (a key a server echoed never lands in an output). ``sources`` tell where
+    loaded runs came from (default: evaluated here).
     """
+    sources = list(sources) if sources is not None else fresh(runs)
     tables = tables_for(runs)
     run_id = new_run_id()
-    names = ("samples.jsonl", "report.md", "report.html", "results.json")
-    lines = []
-    for run in runs:
-        for s in run.samples:
-            lines.append(dumps({"run_id": run_id, "dataset": run.dataset, "model": run.model,
-                                **s.to_json()}))
-    md = "# whatifbench results\n\n" + "\n\n".join(t.to_markdown() for t in tables) + "\n"
+    names = ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json", TABLES)
+    md = "# whatifbench results\n\n" + "\n\n".join(
+        t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"
     with staged_dir(out, overwrite, inputs, kind="run") as stage:
-        (stage / "samples.jsonl").write_text(redact("\n".join(lines) + "\n"), encoding="utf-8")
-        (stage / "report.md").write_text(redact(md), encoding="utf-8")
-        (stage / "report.html").write_text(redact(render_html(runs, tables)), encoding="utf-8")
+        for name, text in (("samples.jsonl", samples_jsonl(runs, run_id)),
+                           (EXECUTION, execution_json(sources)), ("report.md", md)):
+            (stage / name).write_text(redact(text), encoding="utf-8")
+        write_tables(stage, tables)
+        (stage / "report.html").write_text(redact(report_html(sources, options)),
+                                           encoding="utf-8")
         (stage / "results.json").write_text(redact(results_json(runs, run_id)), encoding="utf-8")
     return {name: Path(out) / name for name in names}

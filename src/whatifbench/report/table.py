@@ -1,88 +1,266 @@
-"""A small table record rendered as aligned text, Markdown or HTML."""
+"""A small table record rendered as aligned text, Markdown or HTML.
+
+Cells are display strings or ``Cell``s: numbers that carry their 95 % interval, their count
+and, for a counterfactual column, the change Δ = counterfactual − original with its McNemar
+p-value. Text output shows the value (and Δ); Markdown, HTML, LaTeX and the page add ``±``.
+The count ``n`` is shown once when every cell shares it, under the column (or its span) when
+the column shares it, and in the cell when it varies down a column.
+"""
 
 from __future__ import annotations
 
 import html
+import os
+import shutil
+import sys
+import textwrap
 from dataclasses import dataclass, field
+
+SIGNIFICANT = 0.05
+"""Changes with an exact McNemar p-value below this are marked ``*``."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A number with the facts a reader needs to judge it."""
+
+    value: float | None
+    """The number (``None``: nothing to show, rendered ``–``)."""
+    digits: int = 1
+    """Decimals shown."""
+    ci: tuple[float, float] | None = None
+    """95 % interval of ``value``."""
+    n: int | None = None
+    """How many units (pairs or items) the value is computed over."""
+    delta: float | None = None
+    """Change Δ = counterfactual − original, shown in parentheses after the value."""
+    delta_ci: tuple[float, float] | None = None
+    """95 % interval of ``delta``."""
+    p: float | None = None
+    """Exact McNemar p-value of ``delta``."""
+
+    @property
+    def significant(self) -> bool:
+        """Δ is marked: its p-value is below ``SIGNIFICANT``."""
+        return self.p is not None and self.p < SIGNIFICANT
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the width of the interval (the ``±`` figure)."""
+        return None if self.ci is None else (self.ci[1] - self.ci[0]) / 2
+
+    def render(self, pm: bool = False, n: bool = False) -> str:
+        """``62.1``, ``62.1 ±2.3``, ``48.0 (-14.1*)``, ``100.0 n=1`` ..."""
+        text = fmt(self.value, self.digits)
+        if pm and self.half_width is not None and self.value is not None:
+            text += f" ±{self.half_width:.{self.digits}f}"
+        if self.delta is not None:
+            text += f" ({signed(self.delta, self.digits)}{'*' if self.significant else ''})"
+        if n and self.n is not None:
+            text += f" n={self.n}"
+        return text
+
+    def to_json(self) -> dict[str, object]:
+        """The cell for the explorer page."""
+        out: dict[str, object] = {"v": self.value, "d": self.digits}
+        for key, value in (("ci", self.ci), ("n", self.n), ("dv", self.delta),
+                           ("dci", self.delta_ci), ("p", self.p)):
+            if value is not None:
+                out[key] = list(value) if isinstance(value, tuple) else value
+        return out
 
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of strings under a header, with an optional grouped header line above."""
+    """Rows of strings or cells under a header, with an optional grouped header line above."""
 
     title: str
     """Caption (e.g. ``C-VQA-Synthetic (Table 7 layout)``)."""
     columns: tuple[str, ...]
     """Column headers."""
-    rows: tuple[tuple[str, ...], ...]
-    """Cells as display strings."""
+    rows: tuple[tuple[str | Cell, ...], ...]
+    """Cells: display strings or ``Cell``s (the first column names the row)."""
     groups: tuple[tuple[str, int], ...] = ()
     """Optional spanning header: (label, number of columns) left to right."""
     notes: tuple[str, ...] = field(default_factory=tuple)
     """Lines printed under the table."""
+    unit: str = "items"
+    """What ``Cell.n`` counts (``pairs``, ``items``), for the n annotations."""
 
-    def to_text(self) -> str:
-        """Aligned plain text for the terminal."""
-        widths = [len(c) for c in self.columns]
+    # -- n annotations -------------------------------------------------------------------------
+    def _column_ns(self) -> dict[int, set[int]]:
+        found: dict[int, set[int]] = {}
         for row in self.rows:
-            widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+            for i, cell in enumerate(row):
+                if isinstance(cell, Cell) and cell.n is not None:
+                    found.setdefault(i, set()).add(cell.n)
+        return found
+
+    def n_in_cells(self) -> set[int]:
+        """Columns whose cells show their own n (it varies down the column)."""
+        return {i for i, ns in self._column_ns().items() if len(ns) > 1}
+
+    def headers(self) -> tuple[list[tuple[str, int]], list[str], tuple[str, ...]]:
+        """Span labels, column names and notes with the n annotations added."""
+        ns = self._column_ns()
+        spans = list(self.groups)
+        names = list(self.columns)
+        every = set().union(*ns.values()) if ns else set()
+        if len(every) == 1:
+            return spans, names, (*self.notes, f"n = {every.pop()} {self.unit} per value.")
+        uniform = {i: next(iter(s)) for i, s in ns.items() if len(s) == 1}
         start = 0
-        for label, n in self.groups:  # widen a span's last column so its label fits
-            width = sum(widths[start:start + n]) + 2 * (n - 1)
-            if n and len(label) > width:
-                widths[start + n - 1] += len(label) - width
+        for k, (label, width) in enumerate(spans):
+            members = range(start, start + width)
+            shared = {uniform.get(i) for i in members if i in ns}
+            if label and len(shared) == 1 and None not in shared and all(
+                    i in uniform for i in members if i in ns):
+                spans[k] = (f"{label} (n={shared.pop()})", width)
+                for i in members:
+                    uniform.pop(i, None)
+            start += width
+        for i, n in uniform.items():
+            names[i] = f"{names[i]} (n={n})"
+        return spans, names, self.notes
+
+    def cell_text(self, row: tuple[str | Cell, ...], pm: bool) -> list[str]:
+        """The row's cells as strings (``pm``: with ``±``)."""
+        varying = self.n_in_cells()
+        return [c.render(pm, i in varying) if isinstance(c, Cell) else c
+                for i, c in enumerate(row)]
+
+    def text_rows(self, pm: bool = False) -> list[tuple[str, ...]]:
+        """Every row as the strings shown (``pm``: with ``±``)."""
+        return [tuple(self.cell_text(row, pm)) for row in self.rows]
+
+    # -- renderers -----------------------------------------------------------------------------
+    def to_text(self, width: int | None = None) -> str:
+        """Aligned plain text for the terminal; wider than ``width`` → split into blocks of
+        column groups, each repeating the first column."""
+        spans, names, notes = self.headers()
+        rows = [self.cell_text(r, pm=False) for r in self.rows]
+        widths = [len(c) for c in names]
+        for row in rows:
+            widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+        if not spans:
+            spans = [("", 1) for _ in names]
+        start = 0
+        for label, n in spans:  # widen a span's last column so its label fits
+            span = sum(widths[start:start + n]) + 2 * (n - 1)
+            if n and len(label) > span:
+                widths[start + n - 1] += len(label) - span
             start += n
+        blocks = _blocks(spans, widths, width)
         lines = [self.title]
-        if self.groups:
-            spans, start = [], 0
-            for label, n in self.groups:
-                width = sum(widths[start:start + n]) + 2 * (n - 1)
-                spans.append(label.center(width)[:width] if width else "")
-                start += n
-            lines.append("  ".join(spans))
-        lines.append("  ".join(c.ljust(w) for c, w in zip(self.columns, widths, strict=True)))
-        lines.append("  ".join("-" * w for w in widths))
-        for row in self.rows:
-            lines.append("  ".join(
-                cell.ljust(w) if i == 0 else cell.rjust(w)
-                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-            ))
-        lines += list(self.notes)
+        for b, block in enumerate(blocks):
+            if b:
+                lines.append("")
+            cols = [i for k in block for i in _span_columns(spans, k)]
+            if any(spans[k][0] for k in block):
+                parts = []
+                for k in block:
+                    idx = _span_columns(spans, k)
+                    w = sum(widths[i] for i in idx) + 2 * (len(idx) - 1)
+                    parts.append(spans[k][0].center(w)[:w] if w else "")
+                lines.append("  ".join(parts).rstrip())
+            lines.append("  ".join(names[i].ljust(widths[i]) for i in cols).rstrip())
+            lines.append("  ".join("-" * widths[i] for i in cols))
+            for row in rows:
+                lines.append("  ".join(row[i].ljust(widths[i]) if i == 0
+                                       else row[i].rjust(widths[i]) for i in cols))
+        for note in notes:
+            lines += textwrap.wrap(note, width) if width and len(note) > width else [note]
         return "\n".join(lines)
+
+    def flat_columns(self, annotated: bool = True) -> list[str]:
+        """Column names with their span label folded in (``T1 orig``); ``annotated``: with the
+        n annotations of ``headers``."""
+        spans, names, _ = (self.headers() if annotated
+                           else (list(self.groups), list(self.columns), ()))
+        start = 0
+        for label, n in spans:
+            for i in range(start, start + n):
+                if label:
+                    names[i] = f"{label} {names[i]}"
+            start += n
+        return names
 
     def to_markdown(self) -> str:
         """A GitHub-flavoured Markdown table (grouped headers folded into column names)."""
-        names = list(self.columns)
-        if self.groups:
-            start = 0
-            for label, n in self.groups:
-                for i in range(start, start + n):
-                    if label:
-                        names[i] = f"{label} {names[i]}"
-                start += n
-        esc = [_md(c) for c in names]
+        esc = [_md(c) for c in self.flat_columns()]
         lines = [f"**{_md(self.title)}**", "", "| " + " | ".join(esc) + " |",
                  "|" + "|".join(["---"] + ["---:"] * (len(esc) - 1)) + "|"]
-        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in self.rows]
-        if self.notes:
-            lines += [""] + [_md(n) for n in self.notes]
+        lines += ["| " + " | ".join(_md(c) for c in self.cell_text(row, pm=True)) + " |"
+                  for row in self.rows]
+        notes = self.headers()[2]
+        if notes:
+            lines += [""] + [_md(n) for n in notes]
         return "\n".join(lines)
 
     def to_html(self) -> str:
         """An HTML table with every cell escaped."""
+        spans, names, notes = self.headers()
         out = [f"<table><caption>{html.escape(self.title)}</caption><thead>"]
-        if self.groups:
+        if spans:
             out.append("<tr>" + "".join(
-                f'<th colspan="{n}">{html.escape(label)}</th>' for label, n in self.groups
-            ) + "</tr>")
-        out.append("<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in self.columns) + "</tr>")
+                f'<th colspan="{n}">{html.escape(label)}</th>' for label, n in spans) + "</tr>")
+        out.append("<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in names) + "</tr>")
         out.append("</thead><tbody>")
         for row in self.rows:
-            out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+            out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>"
+                                        for c in self.cell_text(row, pm=True)) + "</tr>")
         out.append("</tbody></table>")
-        for note in self.notes:
-            out.append(f'<p class="note">{html.escape(note)}</p>')
+        out += [f'<p class="note">{html.escape(note)}</p>' for note in notes]
         return "\n".join(out)
+
+    def to_json(self) -> dict[str, object]:
+        """The table for the explorer page (cells as strings or number objects)."""
+        spans, names, notes = self.headers()
+        varying = self.n_in_cells()
+        return {"title": self.title, "columns": names, "groups": [list(s) for s in spans],
+                "notes": list(notes), "n_in_cells": sorted(varying),
+                "rows": [[c.to_json() if isinstance(c, Cell) else c for c in row]
+                         for row in self.rows]}
+
+
+def _span_columns(spans: list[tuple[str, int]], k: int) -> list[int]:
+    start = sum(n for _, n in spans[:k])
+    return list(range(start, start + spans[k][1]))
+
+
+def _blocks(spans: list[tuple[str, int]], widths: list[int],
+            limit: int | None) -> list[list[int]]:
+    """Span indexes per printed block: the first span (the row names) starts every block."""
+    def span_width(k: int) -> int:
+        idx = _span_columns(spans, k)
+        return sum(widths[i] for i in idx) + 2 * len(idx)
+
+    total = sum(span_width(k) for k in range(len(spans)))
+    if limit is None or total <= limit or len(spans) < 3:
+        return [list(range(len(spans)))]
+    head = span_width(0)
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    used = head
+    for k in range(1, len(spans)):
+        w = span_width(k)
+        if current and used + w > limit:
+            blocks.append([0, *current])
+            current, used = [], head
+        current.append(k)
+        used += w
+    blocks.append([0, *current])
+    return blocks
+
+
+def terminal_width() -> int | None:
+    """Columns of the terminal the tables are printed to (``COLUMNS`` wins); ``None`` when the
+    output is not a terminal (files and pipes get whole lines)."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size((100, 24)).columns
 
 
 def _md(text: str) -> str:
@@ -94,12 +272,15 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def signed(value: float, digits: int = 1) -> str:
+    """A change with its sign (``+8.0``, ``-12.4``; never ``-0.0``)."""
+    shown = round(value, digits) or 0.0
+    return f"{shown:+.{digits}f}"
+
+
 def fmt_delta(change: float | None) -> str:
     """A change in the papers' style, sign always shown: ``(-12.4)``, ``(+3.0)``, ``(+0.0)``."""
-    if change is None:
-        return ""
-    shown = round(change, 1) or 0.0  # no "-0.0"
-    return f"({shown:+.1f})"
+    return "" if change is None else f"({signed(change)})"
 
 
 DELTA_NOTE = ("Δ = counterfactual − original accuracy (points): negative when the "

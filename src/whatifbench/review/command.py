@@ -45,7 +45,9 @@ class ReviewCommand:
             card = import_review(args.dataset, args.sheet, args.out, in_place=args.in_place,
                                  overwrite=args.overwrite)
             where = args.dataset if args.in_place else args.out
+            decisions = card.counts.get("review", {})
+            summary = ", ".join(f"{n} {d}" for d, n in decisions.items()) or "none"
             print(f"Wrote {card.counts.get('items', 0)} items ({card.counts.get('pairs', 0)} "
-                  f"pairs) to {where}; decisions: {card.counts.get('review', {})}")
+                  f"pairs) to {where}; decisions: {summary}")
             return 0
         raise WhatifError("'whatif review' needs an action: export or import.")

@@ -1,20 +1,26 @@
 """The review sheet as one self-contained HTML page: thumbnails, escaped text, editable cells.
 
-The page loads nothing from the network. A reviewer edits the cells and decisions in the
-browser and presses *Download CSV*, which writes the same CSV as ``whatif review export --out
-sheet.csv`` for ``whatif review import``. Every dataset or model text is escaped.
+The page loads nothing from the network. Each row is a card (pictures left, cells right, wrapping
+to the window, text areas as tall as their text). A reviewer edits the cells and decisions in
+the browser — the edits are kept in the browser's local storage until downloaded — and presses
+*Download CSV*, which writes the same CSV as ``whatif review export --out sheet.csv`` for
+``whatif review import``. Every dataset or model text is escaped; a Content-Security-Policy
+allows only the page's own script.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 from collections.abc import Sequence
+from importlib import resources
 
 from whatifbench.core.dataset import Dataset
-from whatifbench.report.html import thumbnail
+from whatifbench.report.images import thumbnail
 from whatifbench.review.base import DECISIONS, Reviewer, ReviewRow
-from whatifbench.review.sheet import header
+from whatifbench.review.sheet import header, sheet_csv
 
 THUMB = 224
 
@@ -29,70 +35,63 @@ function csvLine(values) { return values.map(csvField).join(","); }
 """CSV quoting and formula neutralising of ``core.csvtext``, in the page (checked against
 Python's csv reader in the tests)."""
 
-PAGE_JS = r"""
-const table = document.getElementById("sheet");
-const columns = JSON.parse(table.dataset.columns);
-function cell(row, name) {
-  if (name === "key") return row.dataset.key;
-  const el = row.querySelector('[data-col="' + name + '"]');
-  if (!el) return "";
-  return ("value" in el) ? el.value : el.textContent;
-}
-function sheetCsv() {
-  const lines = [csvLine(columns)];
-  for (const row of table.tBodies[0].rows) lines.push(csvLine(columns.map(c => cell(row, c))));
-  return lines.join("\n") + "\n";
-}
-document.getElementById("download").addEventListener("click", () => {
-  const blob = new Blob([sheetCsv()], {type: "text/csv"});
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(blob);
-  link.download = document.body.dataset.csvName;
-  link.click();
-});
-document.getElementById("add").addEventListener("click", () => {
-  const row = document.getElementById("new-row").content.firstElementChild.cloneNode(true);
-  table.tBodies[0].appendChild(row);
-});
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:1.2rem;color:#222}
+.help{color:#555;font-size:.9rem;max-width:70rem}
+.toolbar{position:sticky;top:0;background:#fff;padding:.4rem 0;z-index:2;display:flex;gap:.6rem;
+  align-items:center;flex-wrap:wrap;border-bottom:1px solid #ddd}
+#status{color:#555;font-size:.85rem}
+article.row{display:grid;grid-template-columns:minmax(0,auto) minmax(0,1fr);gap:1rem;
+  border:1px solid #ccc;border-radius:6px;padding:.6rem;margin:.7rem 0}
+article.row.flagged{background:#fff4f0}
+.preview{display:flex;flex-wrap:wrap;gap:.3rem;max-width:30rem;align-content:flex-start}
+.preview img{max-width:224px;max-height:224px}
+figure{margin:0;text-align:center}figcaption{font-size:.8rem}
+.head{display:flex;gap:1rem;align-items:center;margin-bottom:.4rem}.key{font-weight:600}
+dl.ro{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.1rem .6rem;
+  font-size:.85rem;color:#555;margin:.2rem 0 .5rem}dl.ro dd{margin:0;overflow-wrap:anywhere}
+.edit{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:.5rem}
+.edit label{display:flex;flex-direction:column;font-size:.8rem;color:#555;gap:.1rem}
+textarea{width:100%;min-height:2.2rem;font:inherit;font-size:.9rem;resize:vertical;
+  overflow:hidden;box-sizing:border-box}
 """
 
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5rem;color:#222}
-table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.3rem;vertical-align:top}
-th{background:#f4f4f4;position:sticky;top:0}
-td.ro{font-size:.85rem;color:#555;min-width:10rem;max-width:18rem}
-textarea[data-col=image]{width:11rem;font-size:.8rem}
-textarea{width:16rem;min-height:3.2rem;font:inherit}textarea.short{width:6rem;min-height:1.6rem}
-tr.flagged{background:#fff4f0}.help{color:#666;font-size:.9rem;max-width:60rem}
-figure{display:inline-block;margin:.2rem;text-align:center}figcaption{font-size:.85rem}
-td.gallery{min-width:30rem}
-"""
+
+def sheet_id(dataset: Dataset, csv_text: str) -> str:
+    """Identifies one exported sheet (the browser keeps its edits under this name)."""
+    text = f"{dataset.card.name}\n{dataset.items_sha256}\n{csv_text}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
 def sheet_html(dataset: Dataset, reviewer: Reviewer, rows: Sequence[ReviewRow],
                csv_name: str) -> str:
     """The whole page."""
     esc = html.escape
-    cols = header(reviewer)
-    heads = "".join(f"<th title='{esc(c.help)}'>{esc(c.name)}</th>" for c in reviewer.columns)
-    body = [_row(dataset, reviewer, row) for row in rows]
+    script = CSV_JS + (resources.files("whatifbench.review") / "assets" / "sheet.js").read_text(
+        encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    policy = (f"default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; "
+              f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
     empty = ReviewRow("", None, {}, "new")
     return "\n".join([
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">",
         f"<title>Review: {esc(dataset.card.name)}</title><style>{STYLE}</style></head>",
-        f"<body data-csv-name='{esc(csv_name)}'>",
+        (f"<body data-csv-name='{esc(csv_name)}' "
+         f"data-sheet-id='{sheet_id(dataset, sheet_csv(reviewer, rows))}'>"),
         f"<h1>Review sheet: {esc(dataset.card.name)}</h1>",
         ("<p class='help'>Set each row's decision: <b>accept</b> as is, <b>edit</b> (change "
-         "the cells), <b>reject</b> (leave out), or <b>new</b> for a row you add. Then press "
-         f"<i>Download CSV</i> and run <code>whatif review import {esc(str(dataset.root))} "
-         f"{esc(csv_name)} --out NEW_DATASET</code>.</p>"),
-        "<p><button id='download'>Download CSV</button> <button id='add'>Add a row</button></p>",
-        (f"<table id='sheet' data-columns='{esc(json.dumps(cols))}'><thead><tr><th>image</th>"
-         f"<th>key</th><th>decision</th>{heads}<th>comment</th></tr></thead><tbody>"),
-        *body,
-        "</tbody></table>",
+         "the cells), <b>reject</b> (leave out), or <b>new</b> for a row you add. Your edits "
+         "are kept in this browser until you download the CSV. Then run <code>whatif review "
+         f"import {esc(str(dataset.root))} {esc(csv_name)} --out NEW_DATASET</code>.</p>"),
+        ("<p class='toolbar'><button id='download'>Download CSV</button> <button id='add'>Add "
+         "a row</button> <button id='discard' hidden>Discard the kept edits</button> "
+         "<span id='status'></span></p>"),
+        f"<main id='sheet' data-columns='{esc(json.dumps(header(reviewer)))}'>",
+        *(_row(dataset, reviewer, row) for row in rows),
+        "</main>",
         f"<template id='new-row'>{_row(dataset, reviewer, empty)}</template>",
-        f"<script>{CSV_JS}{PAGE_JS}</script></body></html>",
+        f"<script>{script}</script></body></html>",
     ])
 
 
@@ -103,16 +102,21 @@ def _row(dataset: Dataset, reviewer: Reviewer, row: ReviewRow) -> str:
                      "</figcaption></figure>" for label, path in row.gallery)
     options = "".join(f"<option{' selected' if d == row.decision else ''}>{d}</option>"
                       for d in DECISIONS)
-    cells = []
+    shown, edits = [], []
     for col in reviewer.columns:
         value = esc(row.values.get(col.name, ""))
+        name = esc(col.name)
         if col.editable:
-            short = " class='short'" if len(row.values.get(col.name, "")) < 12 else ""
-            cells.append(f"<td><textarea data-col='{esc(col.name)}'{short}>{value}</textarea></td>")
+            edits.append(f"<label title='{esc(col.help)}'>{name}<textarea data-col='{name}'>"
+                         f"{value}</textarea></label>")
         else:
-            cells.append(f"<td class='ro' data-col='{esc(col.name)}'>{value}</td>")
-    flagged = " class='flagged'" if row.decision == "reject" else ""
-    cell = "<td class='gallery'>" if row.gallery else "<td>"
-    return (f"<tr data-key='{esc(row.key)}'{flagged}>{cell}{image}</td><td>{esc(row.key)}</td>"
-            f"<td><select data-col='decision'>{options}</select></td>{''.join(cells)}"
-            "<td><textarea data-col='comment' class='short'></textarea></td></tr>")
+            shown.append(f"<dt title='{esc(col.help)}'>{name}</dt><dd data-col='{name}'>{value}"
+                         "</dd>")
+    edits.append("<label>comment<textarea data-col='comment'></textarea></label>")
+    flagged = " flagged" if row.decision == "reject" else ""
+    return (f"<article class='row{flagged}' data-key='{esc(row.key)}'>"
+            f"<div class='preview'>{image}</div><div class='fields'><div class='head'>"
+            f"<span class='key'>{esc(row.key) or 'new row'}</span><label>decision "
+            f"<select data-col='decision'>{options}</select></label></div>"
+            f"<dl class='ro'>{''.join(shown)}</dl><div class='edit'>{''.join(edits)}</div>"
+            "</div></article>")

@@ -93,9 +93,10 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     builder = RequestBuilder(suite, protocol, dataset, demos)
     backend.use_store(store)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
+    judge_counts = {"from_store": 0, "computed": 0, "errors": 0}  # kept apart in Execution
     judge = JudgeRuntime(
         options.judge or suite.default_judge, options.judge_args,
-        lambda b, m, reqs: _fetch(b, m, reqs, store, counts, options, f"judge {b.spec}"),
+        lambda b, m, reqs: _fetch(b, m, reqs, store, judge_counts, options, f"judge {b.spec}"),
         chosen=options.judge is not None)
     if any(item.kind == "text" for item in items):
         judge.preflight()  # before any model call: a missing judge stops here, not at the end
@@ -132,7 +133,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         metrics["program"] = program_metrics(samples)
     spec = {
         "suite": suite.name,
-        "dataset": {"name": dataset.card.name, "path": str(dataset.root),
+        "dataset": {"name": dataset.card.name, "path": str(Path(dataset.root).resolve()),
                     "version": dataset.card.version, "items_sha256": dataset.items_sha256,
                     "images_sha256": dataset.card.hashes.get("images_sha256"),
                     "hashes_verified": dataset.verified,
@@ -146,11 +147,12 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         "whatifbench": __version__,
         "git_revision": git_revision(),
     }
-    judged = judge.describe()
-    if judged is not None:
-        spec["judge"] = judged
+    described = judge.describe()
+    if described is not None:
+        spec["judge"] = described
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
-                          round(time.monotonic() - started, 3))
+                          round(time.monotonic() - started, 3), judge_counts["from_store"],
+                          judge_counts["computed"], judge_counts["errors"])
     return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
                      samples, execution)
 

@@ -6,6 +6,7 @@ import json
 import secrets
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,25 @@ class Execution:
     """Requests that failed after all retries (retried on the next run)."""
     seconds: float = 0.0
     """Wall-clock time of the run."""
+    judge_from_store: int = 0
+    """Judge calls (free-text grading) served by the run store; not counted above."""
+    judge_computed: int = 0
+    """Judge calls computed in this invocation; not counted above."""
+    judge_errors: int = 0
+    """Judge calls that failed after all retries; not counted above."""
+
+    def summary(self, n_items: int) -> str:
+        """``16 items, 0 from the store, 16 computed, 0 errors; judge: 4 calls (…), 0.3s``:
+        model responses and judge calls are counted apart."""
+        made = self.from_store + self.computed + self.errors
+        calls = "" if made == n_items else f" ({made} model requests)"
+        text = (f"{n_items} items{calls}, {self.from_store} from the store, {self.computed} "
+                f"computed, {self.errors} errors")
+        judged = self.judge_from_store + self.judge_computed + self.judge_errors
+        if judged:
+            text += (f"; judge: {judged} calls ({self.judge_from_store} from the store, "
+                     f"{self.judge_computed} computed, {self.judge_errors} errors)")
+        return f"{text}, {self.seconds:.1f}s"
 
 
 @dataclass(frozen=True)
@@ -121,13 +141,20 @@ def load_runs(folder: str | Path) -> list[RunResult]:
                 "(answers come from the run store at no cost).")
     run_id = data.get("run_id")
     samples = _read_samples(folder / "samples.jsonl", results, run_id)
-    return [
-        RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
-                  n_items=e["n_items"], metrics=e["metrics"], spec=e.get("spec") or {},
-                  samples=samples.get((e["dataset"], e["model"]), []),
-                  recorded_errors=int(e.get("errors") or 0))
-        for e in entries
-    ]
+    runs = []
+    shared = Counter((e["dataset"], e["model"]) for e in entries)
+    for e in entries:
+        # Runs of one model on one dataset (other protocols or arguments, merged reports) each
+        # take their own n_items samples, in run order.
+        key = (e["dataset"], e["model"])
+        pool = samples.get(key, [])
+        mine = pool[:e["n_items"]] if shared[key] > 1 else pool[:]
+        del pool[:len(mine)]
+        runs.append(RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
+                              n_items=e["n_items"], metrics=e["metrics"],
+                              spec=e.get("spec") or {}, samples=mine,
+                              recorded_errors=int(e.get("errors") or 0)))
+    return runs
 
 
 def _entry_problems(entry: object) -> str | None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from whatifbench.causal.tasks import RUNGS, TASKS
 from whatifbench.causal.templates import GRAPH_TYPES
-from whatifbench.report.table import Table, fmt
+from whatifbench.metrics.stats import wilson_ci
+from whatifbench.report.labels import labeller, model_name
+from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cello.metrics import ERROR_KINDS
 
@@ -17,20 +19,38 @@ KIND_NOTE = ("image: in the image, not in the causal graph; graph: in the causal
              "whose distractor kind is not recorded.")
 
 
-def label(run: RunResult) -> str:
-    """The model, with the release's protocol family when the run used it."""
-    prompt = str(run.spec.get("protocol", {}).get("prompt", "default"))
-    return f"{run.model} [{prompt}]" if prompt.startswith("paper") else run.model
+def _labeller(runs: Sequence[RunResult]) -> Callable[[RunResult], str]:
+    """Row labels (``report.labels``) that also name the release's protocol family when a run
+    used it (``model [paper:llava]``), even when every run shown did."""
+    label = labeller(runs)
+
+    def shown(run: RunResult) -> str:
+        text = label(run)
+        prompt = str((run.spec.get("protocol") or {}).get("prompt", "default"))
+        if not prompt.startswith("paper") or "prompt=" in text:
+            return text
+        name = model_name(run)
+        rest = text[len(name):]
+        if rest.startswith(" ["):
+            return f"{name} [{prompt}, {rest[2:]}"
+        return f"{name} [{prompt}]{rest}"
+    return shown
 
 
-def _acc(block: dict, key: str) -> str:
+def _acc(block: dict, key: str) -> str | Cell:
+    """Accuracy with its 95% Wilson interval and count."""
     entry = block.get(key)
-    return fmt(entry["accuracy"]) if entry else "–"
+    if not entry:
+        return "–"
+    n = int(entry["n"])
+    return Cell(entry["accuracy"], ci=wilson_ci(round(entry["accuracy"] * n / 100), n), n=n)
 
 
 def rung_table(runs: Sequence[RunResult]) -> Table:
     """Overall, per rung, binary vs multiple choice, unparsed."""
-    rows = tuple((label(r), fmt(r.metrics["accuracy"]),
+    label = _labeller(runs)
+    rows = tuple((label(r), _acc({"all": {"accuracy": r.metrics["accuracy"],
+                                          "n": r.metrics["n_items"]}}, "all"),
                   *(_acc(r.metrics["by_rung"], k) for k in RUNGS),
                   _acc(r.metrics["by_format"], "binary"),
                   _acc(r.metrics["by_format"], "multiple_choice"), fmt(r.metrics["unparsed"]))
@@ -38,11 +58,13 @@ def rung_table(runs: Sequence[RunResult]) -> Table:
     n = runs[0].metrics["n_items"] if runs else 0
     return Table(f"CELLO: {runs[0].dataset if runs else ''} — accuracy by rung",
                  ("model", "overall", *RUNGS, "binary", "multiple choice", "unparsed %"), rows,
-                 notes=(f"Accuracy in %, {n} items. 95% Wilson intervals are in results.json.",))
+                 notes=((f"Accuracy in %, {n} items; ± = 95% Wilson interval (report.md, "
+                        "report.html)."),))
 
 
 def task_table(runs: Sequence[RunResult]) -> Table:
     """One column per task type (the paper's abbreviations)."""
+    label = _labeller(runs)
     rows = tuple((label(r), *(_acc(r.metrics["by_task_type"], t) for t in TASKS)) for r in runs)
     return Table("CELLO: accuracy by task type",
                  ("model", *(task.abbrev for task in TASKS.values())), rows,
@@ -51,6 +73,7 @@ def task_table(runs: Sequence[RunResult]) -> Table:
 
 def graph_table(runs: Sequence[RunResult]) -> Table:
     """One column per graph type."""
+    label = _labeller(runs)
     rows = tuple((label(r), *(_acc(r.metrics["by_graph_type"], g) for g in GRAPH_TYPES))
                  for r in runs)
     return Table("CELLO: accuracy by graph type", ("model", *GRAPH_TYPES), rows)
@@ -59,6 +82,7 @@ def graph_table(runs: Sequence[RunResult]) -> Table:
 def distractor_table(runs: Sequence[RunResult]) -> Table:
     """Which kind of option wrong multiple-choice answers picked."""
     rows = []
+    label = _labeller(runs)
     for r in runs:
         d = r.metrics["distractor_errors"]
         rows.append((label(r), str(d["n_errors"]),

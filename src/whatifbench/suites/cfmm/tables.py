@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whatifbench.report.table import Table, fmt
+from whatifbench.report.labels import labeller
+from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cfmm.pairs import ordered_categories
 
@@ -16,6 +17,8 @@ STRATEGY_LABELS = {"zero-shot": "0-shot", "one-shot": "1-shot", "one-shot-cot": 
 
 SCORE_COLUMNS = ("acc_b", "acc_c", "acc+")
 SCORE_KEYS = ("acc_b", "acc_c", "acc_plus")
+SHOWN = ("strategy", "answer_mode", "score_by", "prompt")
+"""Protocol facts the "prompt" column already shows (left out of the row labels)."""
 
 
 def prompt_label(spec: dict[str, Any]) -> str:
@@ -34,10 +37,12 @@ def prompt_label(spec: dict[str, Any]) -> str:
     return f"{label} ({', '.join(extras)})" if extras else label
 
 
-def _cells(scores: dict[str, Any] | None) -> list[str]:
+def _cells(scores: dict[str, Any] | None, n: int | None = None) -> list[str | Cell]:
     if scores is None:
         return ["–"] * len(SCORE_KEYS)
-    return [fmt(scores.get(key), 2) for key in SCORE_KEYS]
+    ci = scores.get("ci95", {})
+    return [Cell(scores.get(key), 2, tuple(ci[key]) if key in ci else None, n)
+            for key in SCORE_KEYS]
 
 
 def category_table(runs: Sequence[RunResult]) -> Table:
@@ -49,20 +54,23 @@ def category_table(runs: Sequence[RunResult]) -> Table:
         columns += SCORE_COLUMNS
         spans.append((cat.capitalize(), 3))
     rows = []
+    label = labeller(runs, SHOWN)
     for run in runs:
         by_cat = run.metrics.get("by_category", {})
-        row = [run.model, prompt_label(run.spec)]
+        row: list[str | Cell] = [label(run), prompt_label(run.spec)]
         for cat in cats:
-            row += _cells(by_cat.get(cat))
+            scores = by_cat.get(cat)
+            row += _cells(scores, scores.get("n_pairs") if scores else None)
         rows.append(tuple(row))
     notes: tuple[str, ...] = ()
     if runs:
         counts = ", ".join(f"{c} {m.get('n_pairs', 0)}"
                            for c, m in runs[0].metrics.get("by_category", {}).items())
         notes = ((f"Accuracy in % (pairs per category: {counts}); acc+ = both questions of "
-                  "a pair right. 95% bootstrap intervals are in results.json."),)
+                  "a pair right. ± = 95% bootstrap interval over pairs (report.md, "
+                  "report.html)."),)
     return Table(f"CFMM (Table 2 layout): {runs[0].dataset if runs else ''}", tuple(columns),
-                 tuple(rows), tuple(spans), notes)
+                 tuple(rows), tuple(spans), notes, unit="pairs")
 
 
 def total_table(runs: Sequence[RunResult]) -> Table:
@@ -74,11 +82,12 @@ def total_table(runs: Sequence[RunResult]) -> Table:
                *(("cf err = basic %",) if informative else ()))
     spans = (("", 2), ("Total score", 3), ("Observation 1", 2 if informative else 1))
     rows = []
+    label = labeller(runs, SHOWN)
     for run in runs:
         m = run.metrics
         phi = m.get("phi")
         extra = (fmt(m.get("cf_errors_chose_basic"), 1),) if informative else ()
-        rows.append((run.model, prompt_label(run.spec), *_cells(m.get("total")),
+        rows.append((label(run), prompt_label(run.spec), *_cells(m.get("total")),
                      "–" if phi is None else f"{phi:+.3f}", *extra))
     notes: tuple[str, ...] = ()
     if runs:

@@ -4,17 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
+from whatifbench.report.labels import labeller
 from whatifbench.report.programs import by_code_llm
-from whatifbench.report.table import DELTA_NOTE, Table, fmt, fmt_delta
+from whatifbench.report.table import DELTA_NOTE, Cell, Table, fmt
 from whatifbench.runner.results import RunResult
+
+SIGNIFICANCE_NOTE = "* = exact McNemar p < 0.05."
+
+
+def _ci(value: Any) -> tuple[float, float] | None:
+    return (float(value[0]), float(value[1])) if isinstance(value, (list, tuple)) else None
+
+
+def paired_cells(m: dict[str, Any], names: tuple[str, str] = ("original_accuracy",
+                                                                "counterfactual_accuracy"),
+                 digits: int = 1) -> tuple[Cell, Cell]:
+    """The original and the counterfactual cell (with Δ = cf − orig) of paired metrics."""
+    ci = m.get("ci95", {})
+    n = m.get("n_pairs")
+    drop = _ci(ci.get("drop"))
+    first = Cell(m.get(names[0]), digits, _ci(ci.get(names[0])), n)
+    second = Cell(m.get(names[1]), digits, _ci(ci.get(names[1])), n,
+                  None if m.get("drop") is None else -m["drop"],
+                  None if drop is None else (-drop[1], -drop[0]), m.get("drop_mcnemar_p"))
+    return first, second
 
 
 def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                  labels: dict[str, str] | None = None) -> Table:
-    """One row per run; for each group (and overall) original, counterfactual (Δ, the change
-    counterfactual − original, negative for a drop); then pair accuracy and unparsed share."""
+    """One row per run; for each group (and overall) original, counterfactual (Δ); then
+    pair accuracy and unparsed share over all items."""
     labels = labels or {}
+    label = labeller(runs)
     columns: list[str] = ["model"]
     spans: list[tuple[str, int]] = [("", 1)]
     for g in [*groups, "all"]:
@@ -25,24 +48,18 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
     rows = []
     for run in runs:
         m = run.metrics
-        row = [run.model]
+        row: list[str | Cell] = [label(run)]
         for g in groups:
             gm = m.get("by_group", {}).get(g)
-            if gm is None:
-                row += ["–", "–"]
-            else:
-                row += [fmt(gm["original_accuracy"]),
-                        f"{fmt(gm['counterfactual_accuracy'])} {fmt_delta(-gm['drop'])}"]
-        row += [fmt(m["original_accuracy"]),
-                f"{fmt(m['counterfactual_accuracy'])} {fmt_delta(-m['drop'])}",
-                fmt(m["pair_accuracy"]), fmt(m["unparsed"])]
+            row += ["–", "–"] if gm is None else list(paired_cells(gm))
+        ci = m.get("ci95", {})
+        row += [*paired_cells(m),
+                Cell(m["pair_accuracy"], ci=_ci(ci.get("pair_accuracy")), n=m.get("n_pairs")),
+                fmt(m["unparsed"])]
         rows.append(tuple(row))
-    notes: tuple[str, ...] = ()
-    if runs:
-        n = runs[0].metrics.get("n_pairs")
-        notes = ((f"Accuracy in %, {n} pairs. 95% bootstrap intervals and McNemar p-values "
-                  "are in results.json."), DELTA_NOTE)
-    return Table(title, tuple(columns), tuple(rows), tuple(spans), notes)
+    notes = ((f"Accuracy in %. {DELTA_NOTE} {SIGNIFICANCE_NOTE} 95% bootstrap intervals over "
+              "pairs (± in report.md and report.html)."),)
+    return Table(title, tuple(columns), tuple(rows), tuple(spans), notes, unit="pairs")
 
 
 def code_llm_tables(runs: Sequence[RunResult], title: str, groups: Sequence[str],

@@ -25,6 +25,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.metrics.stats import percent
 from whatifbench.models.base import Backend
+from whatifbench.report.labels import labeller
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cvqa.prompts import COT_SUFFIX, bind_family, paper_prompt
@@ -74,7 +75,7 @@ class CvqaRealSuite(Suite):
     def metrics(self, samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
         """Table 3 metrics (scored parser) overall and per group, each parser's own, agreement."""
         out = paired_metrics(samples)
-        out["by_group"] = by_group(samples, with_stats=False)
+        out["by_group"] = by_group(samples)
         out["parsers"] = {name: parser_metrics(samples, name) for name in PARSERS}
         out.update(disagreement(samples))
         return out
@@ -133,9 +134,10 @@ def disagreement(samples: Sequence[Sample]) -> dict[str, Any]:
 def parser_table(runs: Sequence[RunResult]) -> Table:
     """Per run: each parser's original and counterfactual accuracy, and their disagreement."""
     rows = []
+    label = labeller(runs, ("parser",))
     for run in runs:
         m = run.metrics
-        row = [run.model, str(run.spec.get("protocol", {}).get("parser", "default"))]
+        row = [label(run), str(run.spec.get("protocol", {}).get("parser", "default"))]
         for name in PARSERS:
             pm = m.get("parsers", {}).get(name)
             row += ([fmt(pm["original_accuracy"]), fmt(pm["counterfactual_accuracy"]),

@@ -9,6 +9,7 @@ import hashlib
 import multiprocessing
 import os
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -168,13 +169,14 @@ class CvqaSyntheticGenerator:
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
                  intervened: bool = False, balanced_values: bool = False,
-                 executor: JobMap | None = None) -> Card:
+                 executor: JobMap | None = None, progress: bool = False) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
         ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks; images come back
         to this process, which writes them) change only the speed, never the output;
         ``intervened`` also renders each counterfactual scene (``images/intervened/``);
-        ``balanced_values`` removes the release's value-rank shortcut (see ``make_options``).
+        ``balanced_values`` removes the release's value-rank shortcut (see ``make_options``);
+        ``progress`` shows a bar of images drawn on stderr (on a terminal).
         """
         if per_template < 1:
             raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
@@ -183,11 +185,17 @@ class CvqaSyntheticGenerator:
         jobs = plan(per_template, seed, intervened, balanced_values)
         with DatasetWriter(out, overwrite) as writer, _collector_paused():
             tally = Tally()
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(jobs), desc="generating images", unit="image",
+                       disable=not progress or None, file=sys.stderr, leave=False)
             for built in run_jobs(jobs, workers or default_workers(), executor):
                 for name, data in built.files:
                     writer.add_image(name, data)
                 writer.add_items(built.items)
                 tally.add(built.items)
+                bar.update(1)
+            bar.close()
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
                       "intervened_images": intervened, "balanced_values": balanced_values}
             card = writer.finish(

@@ -41,7 +41,7 @@ class CvqaSyntheticSuite(Suite):
     def metrics(self, samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
         """Original/counterfactual accuracy, drop, pair accuracy, unparsed; and per template."""
         out = paired_metrics(samples)
-        out["by_group"] = by_group(samples, with_stats=False)
+        out["by_group"] = by_group(samples)
         return out
 
     def tables(self, runs: Sequence[RunResult]) -> list[Table]:

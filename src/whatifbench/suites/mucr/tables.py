@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whatifbench.report.table import Table, fmt
+from whatifbench.report.labels import labeller
+from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.mucr.prompts import METRICS
 
 HEADERS = {"c2e": "C2E", "e2c": "E2C", "cue": "Cue", "exp": "Exp"}
-VARYING = ("image_layout", "strategy", "answer_mode", "prompt")
-"""Protocol fields shown next to the model name when the runs of a table differ in them."""
 
 
 def _judge(run: RunResult) -> str | None:
@@ -21,32 +20,25 @@ def _judge(run: RunResult) -> str | None:
     return str(backend["spec"]) if isinstance(backend, dict) else None
 
 
-def run_label(run: RunResult, runs: Sequence[RunResult]) -> str:
-    """The model spec, plus the protocol settings (and judge) that vary across ``runs``."""
-    notes = []
-    for key in VARYING:
-        if len({r.spec.get("protocol", {}).get(key) for r in runs}) > 1:
-            notes.append(str(run.spec.get("protocol", {}).get(key)))
-    if len({_judge(r) for r in runs}) > 1:
-        notes.append(f"judge {_judge(run)}")
-    return f"{run.model} [{', '.join(notes)}]" if notes else run.model
-
-
-def _cells(m: dict[str, Any]) -> list[str]:
+def _cells(m: dict[str, Any], counted: bool = True) -> list[str | Cell]:
+    ci = m.get("ci95", {})
+    n = m.get("n", {}) if counted else {}
     return ["not judged" if k == "exp" and m.get("exp_judged") is False
-            else fmt(m.get(k), 2 if k == "exp" else 1) for k in METRICS]
+            else Cell(m.get(k), 2 if k == "exp" else 1, tuple(ci[k]) if k in ci else None,
+                      n.get(k))
+            for k in METRICS]
 
 
 def main_table(runs: Sequence[RunResult]) -> Table:
     """Rows = runs; columns C2E, E2C, Cue (accuracy %) and Exp (0–10), as MuCR Table 1."""
-    rows = tuple((run_label(r, runs), *_cells(r.metrics), fmt(r.metrics.get("unparsed")))
-                 for r in runs)
+    label = labeller(runs)
+    rows = tuple((label(r), *_cells(r.metrics), fmt(r.metrics.get("unparsed"))) for r in runs)
     judges = sorted({j for j in (_judge(r) for r in runs) if j})
     notes = [f"C2E, E2C, Cue: accuracy in % over {runs[0].metrics.get('n_pairs')} pairs; Exp: "
              "0–10, 0.25·cause + 0.25·effect + 0.5·link"
              + (f", judged by {', '.join(judges)}" if judges else "") + ".",
-             ("95% bootstrap intervals, per-part Exp scores and judge failures are in "
-              "results.json.")]
+             ("± = 95% bootstrap interval over items (report.md, report.html); per-part Exp "
+              "scores and judge failures are in results.json.")]
     notes += sorted({str(r.metrics["exp_not_judged"]) for r in runs
                      if r.metrics.get("exp_not_judged")})
     return Table(f"MuCR: {runs[0].dataset} (Table 1 layout)",
@@ -56,11 +48,12 @@ def main_table(runs: Sequence[RunResult]) -> Table:
 def breakdown_table(runs: Sequence[RunResult]) -> Table:
     """One row per run and category or style (MuCR Fig. 9)."""
     rows = []
+    label = labeller(runs)
     for r in runs:
-        label = run_label(r, runs)
         for key, kind in (("by_category", "category"), ("by_style", "style")):
             for value, m in r.metrics.get(key, {}).items():
-                rows.append((label, f"{kind}: {value}", str(m.get("n_pairs", 0)), *_cells(m)))
+                rows.append((label(r), f"{kind}: {value}", str(m.get("n_pairs", 0)),
+                             *_cells(m, counted=False)))
     return Table(f"MuCR: {runs[0].dataset} by category and style",
                  ("model", "slice", "pairs", *(HEADERS[k] for k in METRICS)), tuple(rows))
 
@@ -78,10 +71,10 @@ def layout_table(runs: Sequence[RunResult]) -> Table | None:
     if not both:
         return None
     rows = []
+    label = labeller([v["multi"] for _key, v in both], ("image_layout",))
     for _key, v in both:
         multi, comp = v["multi"].metrics, v["composite"].metrics
-        row = [run_label(v["multi"], [r for r in runs if r.spec.get("protocol", {})
-                                      .get("image_layout") == "multi"])]
+        row = [label(v["multi"])]
         for k in METRICS:
             a, b = multi.get(k), comp.get(k)
             digits = 2 if k == "exp" else 1

@@ -1,0 +1,46 @@
+"""``whatif view RUN_DIR ...``: serve the explorer on 127.0.0.1 and open it in a browser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+
+def add_view(sub: Any) -> None:
+    """``whatif view``."""
+    p = sub.add_parser("view", help="open the results explorer of run folders in a browser",
+                       description="Serve the results explorer of one or more 'whatif run' "
+                       "(or 'whatif report') folders on 127.0.0.1 and open it in a browser: the "
+                       "same page as report.html, with every image at full size read from the "
+                       "dataset folders. Stop with Ctrl-C.")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--dataset-root", action="append", default=[], metavar="DIR",
+                   help="where datasets moved to (the dataset folder or its parent; "
+                        "repeatable)")
+    p.add_argument("--no-open", action="store_true", help="do not open a browser")
+    p.set_defaults(func=view_command)
+
+
+def view_command(args: argparse.Namespace) -> int:
+    """Serve until interrupted."""
+    from whatifbench.report.payload import Options
+    from whatifbench.report.serve import make_server
+    from whatifbench.report.sources import load_sources
+
+    sources = load_sources(args.runs)
+    options = Options(dataset_roots=tuple(Path(d) for d in args.dataset_root))
+    server = make_server(sources, options, args.port)
+    print(f"Serving the results explorer at {server.url} (Ctrl-C stops it)", flush=True)
+    if not args.no_open:
+        webbrowser.open(server.url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("Stopped.", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

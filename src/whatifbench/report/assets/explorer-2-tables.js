@@ -1,0 +1,108 @@
+// Part of the whatifbench results explorer; page.py joins the parts in order inside one
+// function scope (see explorer-1-data.js for the overall picture).
+  // -- tables ----------------------------------------------------------------------------------
+  function cellNode(c, nInCell) {
+    if (typeof c === "string") return h("td", {class: /^[-+–\d.]/.test(c) ? "num" : null}, c);
+    const tips = [];
+    const kids = [fmt(c.v, c.d)];
+    if (c.ci && c.v !== null) {
+      kids.push(h("span", {class: "pm"}, " ±" + ((c.ci[1] - c.ci[0]) / 2).toFixed(c.d)));
+      tips.push(`95% interval ${fmt(c.ci[0], c.d)} – ${fmt(c.ci[1], c.d)}`);
+    }
+    if (c.dv !== undefined) {
+      const sig = c.p !== undefined && c.p < 0.05;
+      kids.push(h("span", {class: "delta" + (sig ? " sig" + (c.dv > 0 ? " up" : "") : "")},
+        " (" + signed(c.dv, c.d) + (sig ? "*" : "") + ")"));
+      tips.push(`Δ = counterfactual − original = ${signed(c.dv, 2)}`);
+      if (c.dci) tips.push(`Δ 95% interval ${signed(c.dci[0], c.d)} – ${signed(c.dci[1], c.d)}`);
+      if (c.p !== undefined) tips.push(`McNemar p = ${c.p}`);
+    }
+    if (c.n !== undefined) {
+      tips.push(`n = ${c.n}`);
+      if (nInCell) kids.push(h("span", {class: "n"}, " n=" + c.n));
+    }
+    return h("td", {class: "num", title: tips.join("; ") || null}, kids);
+  }
+
+  function tableNode(t) {
+    const head = [];
+    if (t.groups.length && t.groups.some(([label]) => label)) {
+      head.push(h("tr", null, t.groups.map(([label, n]) => h("th", {colspan: n}, label))));
+    }
+    head.push(h("tr", null, t.columns.map((c) => h("th", null, c))));
+    const inCells = new Set(t.n_in_cells);
+    const body = t.rows.map((row) => h("tr", null, row.map((c, i) =>
+      i === 0 ? h("td", null, c) : cellNode(c, inCells.has(i)))));
+    return h("div", {class: "table"},
+      h("table", {class: "results"}, h("caption", null, t.title), h("thead", null, head),
+        h("tbody", null, body)),
+      t.notes.map((n) => h("p", {class: "note"}, n)));
+  }
+
+  // -- overview -------------------------------------------------------------------------------
+  function datasetHead(ds) {
+    const d = ds.d;
+    const embedded = Object.keys(d.thumbs).length;
+    const kids = [h("h2", null, `${d.name} (${d.suite})`),
+      h("p", {class: "muted"}, `${ds.units.length} ${ds.firstRole ? "pairs" : "units"}, ` +
+        `${ds.n} items, ${ds.runs.length} run(s). Data: ${d.found || d.path || "unknown"}`)];
+    if (d.problem) kids.push(h("p", {class: "banner"}, d.problem));
+    else if (DATA.images === "embed" && d.images.length > embedded) {
+      kids.push(h("p", {class: "note"}, `${embedded} of ${d.images.length} images are ` +
+        "embedded (the most telling pairs first). To see every image at full size, run: " +
+        "whatif view RUN_DIR"));
+    }
+    return kids;
+  }
+
+  function overview() {
+    const out = [h("p", {class: "note"}, "Accuracies in %. Δ = counterfactual − original " +
+      "(negative: the counterfactual question was answered worse); * marks an exact McNemar " +
+      "p < 0.05; ± is half the 95% interval (hover a number for the interval and n).")];
+    for (const ds of datasets) {
+      out.push(...datasetHead(ds));
+      const rank = ds.d.ranking;
+      out.push(h("table", {class: "ranking"}, h("caption", null, `Ranking by ${rank.metric}`),
+        h("thead", null, h("tr", null, ["#", "model", "value", "95% interval"].map(
+          (c) => h("th", null, c)))),
+        h("tbody", null, rank.rows.map((r, i) => h("tr", null, h("td", null, i + 1),
+          h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
+          h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))))));
+      const eyes = ds.runs.some((run) => run.r.eyes.n > 0);
+      const cols = ["model", "items", "wrong", "parse failures", "errors", "flagged"];
+      if (eyes) cols.push("believes its eyes");
+      out.push(h("table", {class: "counts"}, h("caption", null, "Answers per run"),
+        h("thead", null, h("tr", null, cols.map((c) => h("th", null, c)))),
+        h("tbody", null, ds.runs.map((run) => {
+          const c = run.r.counts;
+          const e = run.r.eyes;
+          return h("tr", null, h("td", null, run.label),
+            [c.items, c.wrong, c.unparsed, c.errors, c.flagged].map((v, i) =>
+              h("td", {class: "num" + (i >= 2 && v > 0 ? " bad" : "")}, v)),
+            eyes ? h("td", {class: "num", title: `${e.k} of ${e.n} counterfactual errors`},
+              e.n ? `${fmt(e.share, 1)}% (${e.k}/${e.n})` : "–") : null);
+        }))));
+      if (eyes) {
+        out.push(h("p", {class: "note"}, "Believes its eyes = counterfactual errors that " +
+          `repeat the ${ds.firstRole || "original"} question's answer, over pairs where that ` +
+          "answer was possible and not forced (more than two options, or a free-form answer)."));
+      }
+      for (const t of ds.d.tables || []) out.push(tableNode(t));
+    }
+    return out;
+  }
+
+  function figures() {
+    const out = [];
+    for (const ds of datasets) {
+      out.push(h("h2", null, `${ds.d.name} (${ds.d.suite})`));
+      if (!(ds.d.figures || []).length) out.push(h("p", {class: "muted"}, "No figures for this suite."));
+      for (const f of ds.d.figures || []) {
+        out.push(h("div", {class: "figure"}, h("img", {src: f.src, alt: f.title}),
+          h("p", {class: "note"}, `${f.title} — whiskers: 95% intervals. ` +
+            "whatif report … --figures DIR writes it as PDF and PNG.")));
+      }
+    }
+    return out;
+  }
+

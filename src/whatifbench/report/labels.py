@@ -1,0 +1,96 @@
+"""Row labels that say what a row is: the model's display name plus the protocol facts that
+differ between the runs shown together (strategy, prompt, parser, layout, answer mode, judge,
+selection, backend arguments)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from whatifbench.runner.results import RunResult
+
+PROTOCOL_FACTS = ("prompt", "strategy", "answer_mode", "image_layout", "parser", "score_by",
+                  "max_new_tokens")
+"""Protocol fields, in the order they are named in a label."""
+
+
+def dataset_key(run: RunResult) -> tuple[str, str, str]:
+    """Runs with the same key are shown together: suite, dataset name and items hash."""
+    return (run.suite, run.dataset, str((run.spec.get("dataset") or {}).get("items_sha256")))
+
+
+def shown_together(runs: Sequence[RunResult]) -> list[list[RunResult]]:
+    """The runs grouped by dataset (``dataset_key``), groups and runs in first-seen order."""
+    groups: dict[tuple[str, str, str], list[RunResult]] = {}
+    for run in runs:
+        groups.setdefault(dataset_key(run), []).append(run)
+    return list(groups.values())
+
+
+def model_name(run: RunResult) -> str:
+    """The model's display name (``--model NAME=SPEC``), else its backend spec."""
+    name = run.spec.get("model_name")
+    return str(name) if name else run.model
+
+
+def _judge(run: RunResult) -> Any:
+    judge = run.spec.get("judge")
+    return judge.get("backend", {}).get("spec") if isinstance(judge, dict) else None
+
+
+def _facts(run: RunResult) -> dict[str, Any]:
+    """Every fact a label may name, keyed by its label name."""
+    protocol = run.spec.get("protocol") or {}
+    selection = run.spec.get("selection") or {}
+    backend = run.spec.get("backend") or {}
+    facts: dict[str, Any] = {k: protocol.get(k) for k in PROTOCOL_FACTS}
+    facts["judge"] = _judge(run)
+    facts.update({k: selection.get(k) for k in ("limit", "subset", "seed")})
+    for key, value in sorted((backend.get("args") or {}).items()):
+        facts[f"-M {key}"] = value
+    if run.spec.get("model_name"):
+        facts["spec"] = run.model
+    return facts
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def differing(runs: Sequence[RunResult]) -> list[str]:
+    """Fact names whose values differ between ``runs`` (in label order)."""
+    facts = [_facts(r) for r in runs]
+    names = list(dict.fromkeys(k for f in facts for k in f))
+    return [k for k in names if len({_show(f.get(k)) for f in facts}) > 1]
+
+
+def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]:
+    """One label per run: ``name [strategy=cot, parser=paper]``; runs that no fact tells apart
+    get ``#1``, ``#2`` … ``skip`` names facts the table shows in a column of its own."""
+    every = differing(runs)
+    names = [k for k in every if k not in skip]
+    distinct_names = len({model_name(r) for r in runs}) == len(runs)
+    labels, keys = [], []
+    for run in runs:
+        facts = _facts(run)
+        shown = [f"{k}={_show(facts.get(k))}" for k in names
+                 if not (k == "spec" and distinct_names)]
+        name = model_name(run)
+        labels.append(f"{name} [{', '.join(shown)}]" if shown else name)
+        keys.append((name, *(_show(facts.get(k)) for k in every)))
+    seen: dict[tuple[str, ...], int] = {}
+    out = []
+    for label, key in zip(labels, keys, strict=True):
+        seen[key] = seen.get(key, 0) + 1
+        out.append(label if keys.count(key) == 1 else f"{label} #{seen[key]}")
+    return out
+
+
+def labeller(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> Callable[[RunResult], str]:
+    """``label(run)`` for the runs of one table (looked up by identity)."""
+    labels = run_labels(runs, skip)
+    by_id = {id(r): label for r, label in zip(runs, labels, strict=True)}
+    return lambda run: by_id.get(id(run), model_name(run))

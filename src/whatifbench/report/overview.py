@@ -1,0 +1,85 @@
+"""Overview figures of a group of runs over one dataset: the model ranking on the suite's
+headline metric, the "believes its eyes" share, and visible counts of parse failures and errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from whatifbench.core.suite import Sample
+from whatifbench.runner.results import RunResult, backend_failed
+
+HEADLINE = {"cvqa-synthetic": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
+            "cvqa-real": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
+            "cfmm": ("acc_plus", "acc+ (both questions of a pair right, %)"),
+            "cello": ("accuracy", "accuracy (%)")}
+"""Per suite: the metric models are ranked by, and how it is named."""
+MUCR_MEAN = ("c2e", "e2c", "cue")
+FIRST_ROLES = ("original", "basic")
+
+
+def headline(run: RunResult) -> tuple[float | None, tuple[float, float] | None, str]:
+    """The run's ranking value, its 95 % interval and the metric's name."""
+    m = run.metrics
+    if run.suite in HEADLINE:
+        key, name = HEADLINE[run.suite]
+        ci = m.get("ci95", {}).get(key)
+        return m.get(key), (tuple(ci) if ci else None), name
+    if run.suite == "mucr":
+        values = [m[k] for k in MUCR_MEAN if m.get(k) is not None]
+        mean = round(sum(values) / len(values), 2) if values else None
+        return mean, None, "mean of C2E, E2C and Cue accuracy (%)"
+    return m.get("accuracy"), None, "accuracy (%)"
+
+
+def ranking(runs: Sequence[RunResult], labels: Sequence[str]) -> dict[str, Any]:
+    """Runs best first on the headline metric (``None`` values last)."""
+    rows: list[dict[str, Any]] = []
+    name = ""
+    for run, label in zip(runs, labels, strict=True):
+        value, ci, name = headline(run)
+        rows.append({"label": label, "value": value, "ci": list(ci) if ci else None})
+    rows.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0.0)))
+    return {"metric": name, "rows": rows}
+
+
+def informative(first: dict[str, Any], cf: dict[str, Any]) -> bool:
+    """Whether a wrong counterfactual answer could be the original answer without being
+    forced to (free-form answers, or more than two options that include it)."""
+    if first.get("target") == cf.get("target"):
+        return False
+    if cf.get("kind") == "choice":
+        choices = cf.get("choices") or []
+        return len(choices) > 2 and first.get("target") in choices
+    return cf.get("kind") in ("number", "text")
+
+
+def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Counterfactual errors that repeat the original (CFMM: basic) question's answer, over the
+    pairs where that is informative: ``{"k": repeated, "n": errors considered, "share": %}``
+    (``n`` is 0 when no pair is informative, e.g. two-option or yes/no items)."""
+    by_pair: dict[str, dict[str, Sample]] = {}
+    for s in samples:
+        if s.pair_id is not None and s.role is not None:
+            by_pair.setdefault(s.pair_id, {})[s.role] = s
+    n = k = 0
+    for roles in by_pair.values():
+        first = next((roles[r] for r in FIRST_ROLES if r in roles), None)
+        cf = roles.get("counterfactual")
+        if first is None or cf is None or cf.correct:
+            continue
+        a = items.get(first.item_id) or {"target": first.target, "kind": None}
+        b = items.get(cf.item_id) or {"target": cf.target, "kind": None}
+        if not informative(a, b):
+            continue
+        n += 1
+        k += cf.prediction is not None and cf.prediction == first.target
+    return {"k": k, "n": n, "share": round(100.0 * k / n, 2) if n else None}
+
+
+def counts(samples: Sequence[Sample]) -> dict[str, int]:
+    """Items, wrong answers, parse failures, backend errors and flagged replies."""
+    return {"items": len(samples), "wrong": sum(not s.correct for s in samples),
+            "unparsed": sum(s.unparsed for s in samples),
+            "errors": sum(backend_failed(s) for s in samples),
+            "flagged": sum(s.flag is not None and s.error is None for s in samples)}

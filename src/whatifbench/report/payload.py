@@ -1,0 +1,263 @@
+"""The explorer's data: every run's samples lined up with its dataset's items, as compact JSON.
+
+Strings are stored once (``strings``) and referenced by index (``-1`` = none), booleans as
+strings of ``0``/``1``, samples as columns aligned with the dataset's items; images are listed
+per dataset and embedded as thumbnails for a budget of pairs (the most telling first), or
+served at full size by ``whatif view``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whatifbench.core.images import Inside
+from whatifbench.core.suite import Sample
+from whatifbench.report import MAX_IMAGES, overview
+from whatifbench.report.datasets import DatasetView, locate
+from whatifbench.report.images import thumbnail_uri
+from whatifbench.report.labels import dataset_key, model_name, run_labels
+from whatifbench.runner.results import RunResult, backend_failed
+
+FACETS = ("category", "style", "template", "rung", "task_type", "graph_type", "format")
+"""Item metadata offered as filters besides the group."""
+THUMB = 256
+"""Longest side of an embedded thumbnail (pixels)."""
+CLIP = 4000
+"""Longest text kept in a self-contained page (the rest is in samples.jsonl)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A run and where it came from."""
+
+    run: RunResult
+    """The run."""
+    folder: str | None = None
+    """The run folder it was read from (``None``: evaluated in this process)."""
+    execution: dict[str, Any] | None = None
+    """Cache hits, computed responses, errors and time, when recorded."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the page is built."""
+
+    images: str = "embed"
+    """``embed``: thumbnails in the file; ``serve``: URLs that ``whatif view`` answers."""
+    max_images: int = MAX_IMAGES
+    """Thumbnails embedded per report (``embed``)."""
+    clip: int | None = CLIP
+    """Longest text kept (``None``: everything)."""
+    dataset_roots: tuple[Path, ...] = ()
+    """Where to look for datasets that moved (``--dataset-root``)."""
+
+
+class Strings:
+    """Each distinct string once; ``-1`` stands for none."""
+
+    def __init__(self, clip: int | None) -> None:
+        self.index: dict[str, int] = {}
+        self.values: list[str] = []
+        self.clip = clip
+
+    def __call__(self, text: Any) -> int:
+        found = self.index.get(text) if isinstance(text, str) else None
+        if found is not None:
+            return found
+        if text is None:
+            return -1
+        if not isinstance(text, str):
+            text = json.dumps(text, ensure_ascii=False)
+        if self.clip is not None and len(text) > self.clip:
+            text = text[:self.clip] + " … [cut here; the full text is in samples.jsonl]"
+        found = self.index.get(text)
+        if found is None:
+            found = self.index[text] = len(self.values)
+            self.values.append(text)
+        return found
+
+
+def _item_record(sid: str, raw: dict[str, Any] | None, s: Sample) -> dict[str, Any]:
+    if raw is not None:
+        return raw
+    return {"id": sid, "pair_id": s.pair_id, "role": s.role, "group": s.group,
+            "question": s.question, "kind": None, "choices": [], "target": s.target,
+            "images": [], "meta": s.meta, "provenance": {}}
+
+
+def _facets(item: dict[str, Any]) -> list[str]:
+    out = [f"group: {item['group']}"] if item.get("group") else []
+    meta = item.get("meta") or {}
+    out += [f"{k}: {meta[k]}" for k in FACETS if isinstance(meta.get(k), (str, int))]
+    return out
+
+
+def _dataset(group: Sequence[Source], view: DatasetView, runs_json: list[dict[str, Any]],
+             s: Strings) -> tuple[dict[str, Any], list[str]]:
+    """The dataset entry: items of every sampled id, in dataset order; and its image paths."""
+    sampled: dict[str, Sample] = {}
+    for src in group:
+        for sample in src.run.samples:
+            sampled.setdefault(sample.item_id, sample)
+    order = [i for i in view.items if i in sampled] + [i for i in sampled if i not in view.items]
+    images: list[str] = []
+    where: dict[str, int] = {}
+
+    def image(rel: Any) -> int:
+        if not isinstance(rel, str):
+            return -1
+        if rel not in where:
+            where[rel] = len(images)
+            images.append(rel)
+        return where[rel]
+
+    cols: dict[str, list[Any]] = {k: [] for k in (
+        "id", "pair", "role", "group", "question", "kind", "choices", "target", "images",
+        "intervened", "facets", "provenance")}
+    for sid in order:
+        item = _item_record(sid, view.items.get(sid), sampled[sid])
+        cols["id"].append(s(sid))
+        cols["pair"].append(s(item.get("pair_id")))
+        cols["role"].append(s(item.get("role")))
+        cols["group"].append(s(item.get("group")))
+        cols["question"].append(s(item.get("question")))
+        cols["kind"].append(s(item.get("kind")))
+        cols["choices"].append([s(c) for c in item.get("choices") or []])
+        cols["target"].append(s(item.get("target")))
+        cols["images"].append([image(p) for p in item.get("images") or []])
+        cols["intervened"].append(image((item.get("provenance") or {}).get("intervened_image")))
+        cols["facets"].append([s(f) for f in _facets(item)])
+        cols["provenance"].append(item.get("provenance") or None)
+    position = {sid: k for k, sid in enumerate(order)}
+    for src, entry in zip(group, runs_json, strict=True):
+        entry["samples"] = _samples(src.run.samples, position, s)
+    return {"name": group[0].run.dataset, "suite": group[0].run.suite, "path": view.recorded,
+            "found": str(view.root) if view.root else None, "problem": view.problem,
+            "items": cols, "images": images, "thumbs": {}}, order
+
+
+def _bits(values: Sequence[bool]) -> str:
+    return "".join("1" if v else "0" for v in values)
+
+
+def _strings(values: list[Any], s: Strings) -> list[int] | None:
+    """String indexes of a column; ``None`` when every value is empty."""
+    return [s(v) for v in values] if any(values) else None
+
+
+def _error(sample: Sample) -> str | None:
+    """The backend error that ended the item: the model's call, or a judge call grading it."""
+    if sample.error is not None or not backend_failed(sample):
+        return sample.error
+    return "a judge call grading this reply failed after all retries"
+
+
+def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) -> dict[str, Any]:
+    """A run's samples as columns (a column that is empty throughout is ``None``); ``item``
+    points into the dataset's items. ``model_input`` and ``trace`` are read when the sample
+    records them."""
+    parsers = sorted({p for x in samples for p in x.parses})
+    return {
+        "item": [position[x.item_id] for x in samples],
+        "prompt": [s(x.prompt) for x in samples],
+        "input": _strings([getattr(x, "model_input", None) for x in samples], s),
+        "response": _strings([x.response for x in samples], s),
+        "prediction": [s(x.prediction) for x in samples],
+        "correct": _bits([x.correct for x in samples]),
+        "unparsed": _bits([x.unparsed for x in samples]),
+        "flag": _strings([x.flag for x in samples], s),
+        "error": _strings([_error(x) for x in samples], s),
+        "parses": {p: [s(x.parses.get(p)) for x in samples] for p in parsers},
+        "scores": [x.scores for x in samples] if any(x.scores for x in samples) else None,
+        "score": [x.score for x in samples] if any(x.score is not None for x in samples)
+        else None,
+        "judgement": [x.judgement or None for x in samples]
+        if any(x.judgement for x in samples) else None,
+        "trace": [getattr(x, "trace", None) for x in samples]
+        if any(getattr(x, "trace", None) for x in samples) else None,
+    }
+
+
+def _thumbs(dataset: dict[str, Any], view: DatasetView, runs: Sequence[RunResult],
+            budget: int) -> int:
+    """Embed thumbnails of the most telling pairs first (a model got the original right and
+    the counterfactual wrong, or models disagree), then the rest in dataset order."""
+    if view.root is None or budget <= 0:
+        return 0
+    cols = dataset["items"]
+    units: dict[int, list[int]] = {}
+    for k, pair in enumerate(cols["pair"]):
+        units.setdefault(pair if pair >= 0 else -2 - k, []).append(k)
+    right = [{s.item_id: s.correct for s in run.samples} for run in runs]
+    ids = dataset["_ids"]
+
+    def telling(members: list[int]) -> bool:
+        for r in right:  # one question of the unit right, another wrong
+            marks = {r.get(ids[k]) for k in members}
+            if True in marks and False in marks:
+                return True
+        return any(len({r.get(ids[k]) for r in right} - {None}) > 1 for k in members)
+
+    ordered = sorted(units.values(), key=lambda m: not telling(m))
+    chosen: dict[int, None] = {}
+    for members in ordered:
+        wanted = [i for k in members for i in (*cols["images"][k], cols["intervened"][k])
+                  if i >= 0 and i not in chosen]
+        if len(chosen) + len(set(wanted)) > budget:
+            break
+        chosen.update(dict.fromkeys(wanted))
+    root = view.root
+    inside = Inside(root)  # a file that leads outside the dataset folder is never embedded
+    chosen = {i: None for i in chosen if inside.outside(dataset["images"][i]) is None}
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:  # PIL frees the GIL
+        uris = pool.map(lambda i: thumbnail_uri(root / dataset["images"][i], THUMB), chosen)
+        for i, uri in zip(chosen, uris, strict=True):
+            if uri is not None:
+                dataset["thumbs"][str(i)] = uri
+    return len(chosen)
+
+
+def build_payload(sources: Sequence[Source],
+                  per_dataset: Callable[[list[RunResult]], dict[str, Any]],
+                  options: Options | None = None) -> dict[str, Any]:
+    """Everything the page shows, as one JSON-ready dict; ``per_dataset(runs)`` adds each
+    dataset's tables and figures."""
+    options = options or Options()
+    s = Strings(options.clip)
+    groups: dict[tuple[str, str, str], list[Source]] = {}
+    for src in sources:
+        groups.setdefault(dataset_key(src.run), []).append(src)
+    datasets: list[dict[str, Any]] = []
+    runs_json: list[dict[str, Any]] = []
+    budget = options.max_images if options.images == "embed" else 0
+    for d, group in enumerate(groups.values()):
+        runs = [src.run for src in group]
+        labels = run_labels(runs)
+        view = locate(runs[0].spec, runs[0].dataset, options.dataset_roots)
+        entries = []
+        for src, label in zip(group, labels, strict=True):
+            entries.append({
+                "label": label, "name": model_name(src.run), "model": src.run.model,
+                "dataset": d, "suite": src.run.suite, "folder": src.folder,
+                "spec": src.run.spec, "execution": src.execution,
+                "counts": overview.counts(src.run.samples),
+                "eyes": overview.believes_eyes(src.run.samples, view.items),
+            })
+        dataset, order = _dataset(group, view, entries, s)
+        dataset["_ids"] = order
+        budget -= _thumbs(dataset, view, runs, budget)
+        del dataset["_ids"]
+        dataset["ranking"] = overview.ranking(runs, labels)
+        dataset["runs"] = list(range(len(runs_json), len(runs_json) + len(entries)))
+        dataset.update(per_dataset(runs))
+        datasets.append(dataset)
+        runs_json += entries
+    return {"version": 1, "images": options.images, "clip": options.clip,
+            "max_images": options.max_images, "strings": s.values, "datasets": datasets,
+            "runs": runs_json}

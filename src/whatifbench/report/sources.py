@@ -1,0 +1,57 @@
+"""Runs with their origin: the folder they were read from and how they were executed
+(``execution.json`` beside ``results.json``: cache hits, computed responses, errors, time —
+kept apart so that ``results.json`` stays deterministic)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from whatifbench.report.payload import Source
+from whatifbench.runner.results import RunResult, load_runs
+
+EXECUTION = "execution.json"
+
+
+def execution_json(sources: Sequence[Source]) -> str:
+    """The text of ``execution.json``: one entry per run, in ``results.json`` order."""
+    entries = [{"dataset": s.run.dataset, "model": s.run.model, "folder": s.folder,
+                **(s.execution or {"recorded": False})} for s in sources]
+    return json.dumps({"runs": entries}, indent=2, ensure_ascii=False) + "\n"
+
+
+def fresh(runs: Sequence[RunResult]) -> list[Source]:
+    """Runs evaluated in this process (their execution is known)."""
+    return [Source(r, None, asdict(r.execution)) for r in runs]
+
+
+def _entries(folder: Path, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """The ``execution.json`` entry of each run (empty when absent or not matching)."""
+    try:
+        entries = json.loads((folder / EXECUTION).read_text(encoding="utf-8"))["runs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return [{} for _ in runs]
+    if not isinstance(entries, list) or len(entries) != len(runs):
+        return [{} for _ in runs]
+    return [e if isinstance(e, dict) and e.get("model") == run.model
+            and e.get("dataset") == run.dataset else {}
+            for run, e in zip(runs, entries, strict=True)]
+
+
+def load_sources(folders: Sequence[str | Path]) -> list[Source]:
+    """Every run of the given run folders, with the folder it was first written to (a merged
+    report remembers its sources) and its recorded execution."""
+    out: list[Source] = []
+    for folder in folders:
+        path = Path(folder)
+        runs = load_runs(path)
+        for run, entry in zip(runs, _entries(path, runs), strict=True):
+            execution = {k: v for k, v in entry.items()
+                         if k not in ("dataset", "model", "folder", "recorded")}
+            recorded = entry and entry.get("recorded", True)
+            out.append(Source(run, str(entry.get("folder") or path.resolve()),
+                              execution if recorded else None))
+    return out
