@@ -65,3 +65,16 @@ def test_cfmm_mucr_and_cello_figures(tmp_path: Path) -> None:
     assert figures[3].panels[0].series[0].values == (75.0, 25.0)
     for figure in [*figures, *figures_for(mucr), *figures_for(cfmm)]:
         assert svg(figure, tmp_path).startswith("<?xml")
+
+
+def test_names_are_drawn_as_written() -> None:
+    """A model or dataset name with ``$`` (matplotlib's mathematics) or control characters is
+    drawn as plain text, without errors or missing-glyph warnings."""
+    import warnings
+
+    group = {"original_accuracy": 90.0, "counterfactual_accuracy": 40.0, "drop": 50.0}
+    runs = [_run("cvqa-real", "price $x^$ \x1b[31mred\x07", {**group, "by_group": {}})]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph would be a warning
+        drawn = [svg(spec) for spec in figures_for(runs)]
+    assert all("price $x^$ [31mred" in page for page in drawn)

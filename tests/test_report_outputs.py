@@ -194,9 +194,12 @@ def test_generating_the_default_suite_shows_progress(tmp_path: Path,
     assert "generating images:" in screen.getvalue() and "/6 [" in screen.getvalue()
     asked: list[bool] = []
 
+    real = CvqaSyntheticGenerator.generate
+
     def fake(out: Path, **kwargs: object) -> None:
         asked.append(bool(kwargs["progress"]))
+        real(out, per_template=1, seed=0, workers=1, overwrite=True)  # a small, real suite
 
     monkeypatch.setattr(CvqaSyntheticGenerator, "generate", staticmethod(fake))
-    api.default_suite(progress=True)
+    assert api.default_suite(progress=True).is_dir()
     assert asked == [True]

@@ -90,9 +90,9 @@ def generated_suite(name: str, params: Mapping[str, Any], seed: int,
     return generated_dataset(name, params, seed, log).root
 
 
-def default_suite(log: Callable[[str], None] | None = None) -> Path:
+def default_suite(log: Callable[[str], None] | None = None, progress: bool = False) -> Path:
     """The folder of the small default suite (see ``default_dataset``)."""
-    return default_dataset(log).root
+    return default_dataset(log, progress).root
 
 
 def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],

@@ -18,12 +18,18 @@ from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic, write_text_a
 from whatifbench.report.figures import FigureSpec
 from whatifbench.runner.store import whatif_home
 
-STYLE = "1"
+STYLE = "2"
 """Bumped whenever the drawing code changes, so memoised SVGs are redrawn."""
 COLUMNS = 3
 """Panels per row."""
 RC: Any = {"svg.fonttype": "none", "svg.hashsalt": "whatifbench", "font.size": 8,
       "axes.spines.top": False, "axes.spines.right": False}
+
+
+def _text(text: str) -> str:
+    """Text drawn as written: control characters left out (no font has them) and ``$`` escaped
+    (matplotlib would read ``$...$`` in a model or dataset name as mathematics)."""
+    return "".join(c for c in text if c.isprintable()).replace("$", r"\$")
 
 
 def _figure(spec: FigureSpec) -> Any:
@@ -52,23 +58,23 @@ def _figure(spec: FigureSpec) -> Any:
                     for v, i in zip(series.values, series.intervals, strict=True)]
             bars = ax.bar(xs, heights, width=width_bar * 0.95, color=colors[s % 10],
                           yerr=[low, high], capsize=2, error_kw={"elinewidth": 0.8},
-                          label=series.name)
-            handles.setdefault(series.name, bars)
+                          label=_text(series.name))
+            handles.setdefault(_text(series.name), bars)
         ax.set_xticks(range(len(panel.categories)))
         many = len(panel.categories) > 6 or max(map(len, panel.categories), default=0) > 10
-        ax.set_xticklabels(panel.categories, rotation=35 if many else 0,
+        ax.set_xticklabels([_text(c) for c in panel.categories], rotation=35 if many else 0,
                            ha="right" if many else "center")
         if panel.title:
-            ax.set_title(panel.title, fontsize=8)
+            ax.set_title(_text(panel.title), fontsize=8)
         if spec.ylim is not None:
             ax.set_ylim(*spec.ylim)
         else:
             ax.axhline(0, color="black", linewidth=0.6)
         if k % cols == 0:
-            ax.set_ylabel(spec.ylabel)
+            ax.set_ylabel(_text(spec.ylabel))
     for k in range(n, rows * cols):
         axes[k // cols][k % cols].set_visible(False)
-    fig.suptitle(spec.title, fontsize=9)
+    fig.suptitle(_text(spec.title), fontsize=9)
     fig.legend(list(handles.values()), list(handles), loc="outside lower center",
                ncols=min(4, len(handles)), fontsize=7, frameon=False)
     return fig
