@@ -19,6 +19,7 @@ Run: PYTHONPATH=src python bench/bench_ray_executor.py [--per-template 500] [--s
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import tempfile
@@ -45,6 +46,12 @@ def timed_run(dataset: Any, store_path: Path, executor: Any) -> tuple[float, flo
         backend.close()
         store.close()
     return ready, time.perf_counter() - start, result
+
+
+def _samples(path: Path) -> list[Any]:
+    """The samples of a run folder without the random ``run_id`` each output folder gets."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [{k: v for k, v in line.items() if k != "run_id"} for line in lines]
 
 
 def main() -> None:
@@ -90,7 +97,7 @@ def main() -> None:
                              result))
         finally:
             ray.shutdown()
-        samples = [write_outputs(Path(tmp) / f"out{k}", [r[3]])["samples.jsonl"].read_bytes()
+        samples = [_samples(write_outputs(Path(tmp) / f"out{k}", [r[3]])["samples.jsonl"])
                    for k, r in enumerate(rows)]
         same = all(s == samples[0] for s in samples)
 
