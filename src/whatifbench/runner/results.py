@@ -75,9 +75,13 @@ class RunResult:
     def n_errors(self) -> int:
         """Items that ended in a backend error (the model's or the judge's call failed after
         all retries): scored wrong, shown in every table, retried by the next run."""
-        if self.samples:
-            return sum(backend_failed(s) for s in self.samples)
-        return self.recorded_errors
+        if not self.samples:
+            return self.recorded_errors
+        memo = self.__dict__.get("_n_errors")  # tables ask many times; counted once per length
+        if memo is None or memo[0] != len(self.samples):
+            memo = (len(self.samples), sum(backend_failed(s) for s in self.samples))
+            self.__dict__["_n_errors"] = memo  # a cache, not a field (the record stays frozen)
+        return int(memo[1])
 
     def to_json(self) -> dict[str, Any]:
         """The ``results.json`` entry."""
