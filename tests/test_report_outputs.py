@@ -3,6 +3,7 @@ execution counts, and ``whatif view`` on the loopback interface."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
@@ -17,8 +18,10 @@ from PIL import Image
 from util import make_choice_dataset, page_data
 
 from whatifbench.cli.main import main
-from whatifbench.report import draw
+from whatifbench.core.suite import Sample
+from whatifbench.report import draw, images, overview
 from whatifbench.report.figures import FigureSpec, Panel, Series
+from whatifbench.report.payload import Strings
 from whatifbench.report.sources import load_sources
 
 
@@ -125,6 +128,56 @@ def test_thumbnail_budget(tmp_path: Path) -> None:
                  "--max-images", "2"]) == 0
     data = page_data((tmp_path / "r" / "report.html").read_text())["datasets"][0]
     assert len(data["thumbs"]) == 2 and len(data["images"]) == 6
+
+
+def test_thumbnail_uris_read_the_cache_and_decode_only_what_is_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHATIF_HOME", str(tmp_path / "home"))
+    paths = []
+    for k, size in enumerate([(40, 30), (300, 200), (10, 400)]):
+        paths.append(tmp_path / f"{k}.png")
+        Image.new("RGB", size, (k * 80, 20, 200)).save(paths[-1])
+    (tmp_path / "folder.png").mkdir()
+    paths += [tmp_path / "missing.png", tmp_path / "folder.png"]
+    one_by_one = [images.thumbnail_uri(p, 64) for p in paths[:1]]  # cached before the batch
+    decoded: list[Path] = []
+    encode = images._encode
+    monkeypatch.setattr(images, "_encode", lambda p, *a: decoded.append(p) or encode(p, *a))
+    uris = images.thumbnail_uris(paths, 64)
+    assert uris[:1] == one_by_one and uris[3:] == [None, None]
+    assert sorted(decoded) == paths[1:3]  # the cached one was read, not decoded again
+    for uri, side in zip(uris[:3], [(40, 30), (64, 43), (2, 64)], strict=True):
+        assert uri is not None and uri.startswith("data:image/jpeg;base64,")
+        with Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))) as img:
+            assert img.size == side
+    decoded.clear()
+    assert images.thumbnail_uris(paths, 64) == uris and decoded == []  # all from the cache now
+
+
+def test_strings_many_equals_one_call_each() -> None:
+    values = ["a", None, "b", "a", 3, ["x", 1], {"k": "v"}, "3", "", "b" * 50]
+    one, many = Strings(clip=20), Strings(clip=20)
+    assert many.many(values) == [one(v) for v in values]
+    assert many.values == one.values and many.many(["a", "b" * 50]) == [0, one("b" * 50)]
+
+
+def test_believes_eyes_pairs_each_wrong_counterfactual_with_its_first_question() -> None:
+    def sample(pair: str, role: str, target: str, prediction: str | None) -> Sample:
+        return Sample(f"{pair}-{role}", pair, role, None, "q", "p", target, prediction, None,
+                      prediction, prediction == target, prediction is None, None, None)
+
+    def item(s: Sample) -> dict[str, object]:
+        return {"target": s.target, "kind": "number"}
+
+    samples = [sample("a", "original", "2", "2"), sample("a", "counterfactual", "3", "2"),
+               sample("b", "basic", "5", "5"), sample("b", "counterfactual", "6", "4"),
+               sample("c", "original", "1", "1"), sample("c", "counterfactual", "1", "0"),
+               sample("d", "counterfactual", "7", "1"),  # no first question: not counted
+               sample("e", "original", "2", "2"), sample("e", "counterfactual", "4", "4")]
+    items = {s.item_id: item(s) for s in samples}
+    # a: repeated; b: wrong but not repeated; c: same target (uninformative); e: right.
+    assert overview.believes_eyes(samples, items) == {"k": 1, "n": 2, "share": 50.0}
+    assert overview.believes_eyes(samples[:1], items) == {"k": 0, "n": 0, "share": None}
 
 
 def test_figures_as_pdf_and_png_and_memoised_svg(tmp_path: Path,

@@ -58,15 +58,17 @@ def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -
     """Counterfactual errors that repeat the original (CFMM: basic) question's answer, over the
     pairs where that is informative: ``{"k": repeated, "n": errors considered, "share": %}``
     (``n`` is 0 when no pair is informative, e.g. two-option or yes/no items)."""
-    by_pair: dict[str, dict[str, Sample]] = {}
-    for s in samples:
-        if s.pair_id is not None and s.role is not None:
-            by_pair.setdefault(s.pair_id, {})[s.role] = s
+    by_role: dict[str, dict[str, Sample]] = {r: {} for r in (*FIRST_ROLES, "counterfactual")}
+    for s in samples:  # the last sample of each role in a pair counts
+        if s.pair_id is not None and s.role in by_role:
+            by_role[s.role][s.pair_id] = s
+    firsts = [by_role[r] for r in FIRST_ROLES]
     n = k = 0
-    for roles in by_pair.values():
-        first = next((roles[r] for r in FIRST_ROLES if r in roles), None)
-        cf = roles.get("counterfactual")
-        if first is None or cf is None or cf.correct:
+    for pair, cf in by_role["counterfactual"].items():
+        if cf.correct:
+            continue
+        first = next((f[pair] for f in firsts if pair in f), None)
+        if first is None:
             continue
         a = items.get(first.item_id) or {"target": first.target, "kind": None}
         b = items.get(cf.item_id) or {"target": cf.target, "kind": None}
@@ -79,7 +81,11 @@ def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -
 
 def counts(samples: Sequence[Sample]) -> dict[str, int]:
     """Items, wrong answers, parse failures, backend errors and flagged replies."""
-    return {"items": len(samples), "wrong": sum(not s.correct for s in samples),
-            "unparsed": sum(s.unparsed for s in samples),
-            "errors": sum(backend_failed(s) for s in samples),
-            "flagged": sum(s.flag is not None and s.error is None for s in samples)}
+    wrong = unparsed = errors = flagged = 0
+    for s in samples:
+        wrong += not s.correct
+        unparsed += s.unparsed
+        errors += backend_failed(s)
+        flagged += s.flag is not None and s.error is None
+    return {"items": len(samples), "wrong": wrong, "unparsed": unparsed, "errors": errors,
+            "flagged": flagged}

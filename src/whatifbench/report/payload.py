@@ -9,9 +9,7 @@ served at full size by ``whatif view``.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from whatifbench.core.images import Inside
 from whatifbench.core.suite import Sample
 from whatifbench.report import MAX_IMAGES, overview
 from whatifbench.report.datasets import DatasetView, locate
-from whatifbench.report.images import thumbnail_uri
+from whatifbench.report.images import thumbnail_uris
 from whatifbench.report.labels import dataset_key, model_name, run_labels
 from whatifbench.runner.results import RunResult, backend_failed
 
@@ -82,6 +80,12 @@ class Strings:
             self.values.append(text)
         return found
 
+    def many(self, texts: Iterable[Any]) -> list[int]:
+        """``[self(text) for text in texts]``, strings seen before without a call each."""
+        get = self.index.get
+        return [found if text.__class__ is str and (found := get(text)) is not None
+                else self(text) for text in texts]
+
 
 def _item_record(sid: str, raw: dict[str, Any] | None, s: Sample) -> dict[str, Any]:
     if raw is not None:
@@ -117,23 +121,23 @@ def _dataset(group: Sequence[Source], view: DatasetView, runs_json: list[dict[st
             images.append(rel)
         return where[rel]
 
-    cols: dict[str, list[Any]] = {k: [] for k in (
-        "id", "pair", "role", "group", "question", "kind", "choices", "target", "images",
-        "intervened", "facets", "provenance")}
-    for sid in order:
-        item = _item_record(sid, view.items.get(sid), sampled[sid])
-        cols["id"].append(s(sid))
-        cols["pair"].append(s(item.get("pair_id")))
-        cols["role"].append(s(item.get("role")))
-        cols["group"].append(s(item.get("group")))
-        cols["question"].append(s(item.get("question")))
-        cols["kind"].append(s(item.get("kind")))
-        cols["choices"].append([s(c) for c in item.get("choices") or []])
-        cols["target"].append(s(item.get("target")))
-        cols["images"].append([image(p) for p in item.get("images") or []])
-        cols["intervened"].append(image((item.get("provenance") or {}).get("intervened_image")))
-        cols["facets"].append([s(f) for f in _facets(item)])
-        cols["provenance"].append(item.get("provenance") or None)
+    records = [_item_record(sid, view.items.get(sid), sampled[sid]) for sid in order]
+    # Few-valued columns first: their strings get the small (short) indexes.
+    column: dict[str, list[Any]] = {
+        col: s.many(r.get(key) for r in records)
+        for col, key in (("role", "role"), ("kind", "kind"), ("group", "group"))}
+    column["target"] = s.many(r.get("target") for r in records)  # answers: often few
+    column["choices"] = [s.many(r.get("choices") or ()) for r in records]
+    column["facets"] = [s.many(_facets(r)) for r in records]
+    column["pair"] = s.many(r.get("pair_id") for r in records)
+    column["id"] = s.many(order)
+    column["question"] = s.many(r.get("question") for r in records)
+    column["images"] = [[image(p) for p in r.get("images") or []] for r in records]
+    column["intervened"] = [image((r.get("provenance") or {}).get("intervened_image"))
+                            for r in records]
+    column["provenance"] = [r.get("provenance") or None for r in records]
+    cols = {k: column[k] for k in ("id", "pair", "role", "group", "question", "kind", "choices",
+                                   "target", "images", "intervened", "facets", "provenance")}
     position = {sid: k for k, sid in enumerate(order)}
     for src, entry in zip(group, runs_json, strict=True):
         entry["samples"] = _samples(src.run.samples, position, s)
@@ -148,7 +152,7 @@ def _bits(values: Sequence[bool]) -> str:
 
 def _strings(values: list[Any], s: Strings) -> list[int] | None:
     """String indexes of a column; ``None`` when every value is empty."""
-    return [s(v) for v in values] if any(values) else None
+    return s.many(values) if any(values) else None
 
 
 def _error(sample: Sample) -> str | None:
@@ -165,15 +169,15 @@ def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) ->
     parsers = sorted({p for x in samples for p in x.parses})
     return {
         "item": [position[x.item_id] for x in samples],
-        "prompt": [s(x.prompt) for x in samples],
+        "prompt": s.many(x.prompt for x in samples),
         "input": _strings([getattr(x, "model_input", None) for x in samples], s),
         "response": _strings([x.response for x in samples], s),
-        "prediction": [s(x.prediction) for x in samples],
+        "prediction": s.many(x.prediction for x in samples),
         "correct": _bits([x.correct for x in samples]),
         "unparsed": _bits([x.unparsed for x in samples]),
         "flag": _strings([x.flag for x in samples], s),
         "error": _strings([_error(x) for x in samples], s),
-        "parses": {p: [s(x.parses.get(p)) for x in samples] for p in parsers},
+        "parses": {p: s.many(x.parses.get(p) for x in samples) for p in parsers},
         "scores": [x.scores for x in samples] if any(x.scores for x in samples) else None,
         "score": [x.score for x in samples] if any(x.score is not None for x in samples)
         else None,
@@ -215,11 +219,10 @@ def _thumbs(dataset: dict[str, Any], view: DatasetView, runs: Sequence[RunResult
     root = view.root
     inside = Inside(root)  # a file that leads outside the dataset folder is never embedded
     chosen = {i: None for i in chosen if inside.outside(dataset["images"][i]) is None}
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:  # PIL frees the GIL
-        uris = pool.map(lambda i: thumbnail_uri(root / dataset["images"][i], THUMB), chosen)
-        for i, uri in zip(chosen, uris, strict=True):
-            if uri is not None:
-                dataset["thumbs"][str(i)] = uri
+    uris = thumbnail_uris([root / dataset["images"][i] for i in chosen], THUMB)
+    for i, uri in zip(chosen, uris, strict=True):
+        if uri is not None:
+            dataset["thumbs"][str(i)] = uri
     return len(chosen)
 
 

@@ -95,6 +95,8 @@ def backend_failed(sample: Sample) -> bool:
     parts ``"failure": "judge-error"`` in ``judgement["parts"]``)."""
     if sample.error is not None:
         return True
+    if not sample.judgement:
+        return False
     parts = sample.judgement.get("parts") if isinstance(sample.judgement, dict) else None
     return isinstance(parts, dict) and any(
         isinstance(p, dict) and p.get("failure") == "judge-error" for p in parts.values())
