@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -9,6 +10,8 @@ import numpy as np
 
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 0
+CACHED_RESAMPLES = 1_000_000
+"""Index tables up to this many entries (8 MB) are kept for reuse; 16 at most."""
 
 
 def percent(hits: int, total: int) -> float:
@@ -41,11 +44,25 @@ def bootstrap_ci(
     n = len(columns[0])
     if n == 0:
         return (0.0, 0.0)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(samples, n))
+    idx = (_resample_rows(n, samples, seed) if n * samples <= CACHED_RESAMPLES
+           else _draw_rows(n, samples, seed))
     values = statistic(*(np.asarray(c)[idx] for c in columns))
     lo, hi = interval_95(values)
     return (round(float(lo), 2), round(float(hi), 2))
+
+
+def _draw_rows(n: int, samples: int, seed: int) -> np.ndarray:
+    """Resampled row indexes ``(samples, n)``: ``samples`` draws of ``n`` units."""
+    return np.random.default_rng(seed).integers(0, n, size=(samples, n))
+
+
+@functools.lru_cache(maxsize=16)
+def _resample_rows(n: int, samples: int, seed: int) -> np.ndarray:
+    """``_draw_rows`` drawn once per process and shared (read-only): tables ask for many
+    intervals over the same few group sizes."""
+    idx = _draw_rows(n, samples, seed)
+    idx.flags.writeable = False
+    return idx
 
 
 def interval_95(values: np.ndarray) -> tuple[float, float]:
