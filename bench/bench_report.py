@@ -157,7 +157,7 @@ def main() -> None:
         from whatifbench.runner.evaluate import RunOptions
 
         os.environ["WHATIF_HOME"] = str(root / "default-home")
-        small = api.run_all([api.default_suite()], list(api.DEFAULT_MODELS),
+        small = api.run_all([api.default_dataset()], list(api.DEFAULT_MODELS),
                             options=RunOptions(progress=False))
         report = statistics.median(
             timed(write_outputs, root / f"default-report{k}", small) for k in range(3))

@@ -23,6 +23,7 @@ from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Turn
+from whatifbench.runner import ray_pool
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.executor import ExecutorConfig, open_executor
@@ -89,6 +90,22 @@ def test_cli_run_on_ray(local_ray: Any, synthetic: Path, tmp_path: Path) -> None
     assert main([*base, "--out", str(tmp_path / "local")]) == 0
     assert main([*base, "--out", str(tmp_path / "ray"), "--store", str(tmp_path / "s.sqlite"),
                  "--executor", "ray", "--ray-actors", "1"]) == 0
+    assert run_outputs(tmp_path / "local") == run_outputs(tmp_path / "ray")
+
+
+def test_several_models_take_the_cluster_in_turn(local_ray: Any, synthetic: Path,
+                                                 tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each model's actors take every CPU (no --ray-actors): the next model's actors start
+    only after the previous model's have ended, so the run finishes, as locally."""
+    monkeypatch.setattr(ray_pool, "NOTICE_SECONDS", 2.0)
+    monkeypatch.setattr(ray_pool, "STALL_SECONDS", 20.0)  # a stalled pool fails fast
+    base = ["run", "--suite", str(synthetic), "--model", "builtin:random", "--model",
+            "builtin:constant", "--model", "builtin:scene-reader", "--no-progress",
+            "--limit", "12"]
+    assert main([*base, "--out", str(tmp_path / "local")]) == 0
+    assert main([*base, "--out", str(tmp_path / "ray"), "--store", str(tmp_path / "s.sqlite"),
+                 "--executor", "ray"]) == 0
     assert run_outputs(tmp_path / "local") == run_outputs(tmp_path / "ray")
 
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,9 +17,9 @@ from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.report.render import tables_for, write_outputs
-from whatifbench.runner.backends import check_shared_args, make_backend
+from whatifbench.runner.backends import backend_args, check_shared_args
 from whatifbench.runner.evaluate import RunOptions, evaluate
-from whatifbench.runner.executor import Executor, ExecutorConfig, open_executor
+from whatifbench.runner.executor import Executor, ExecutorConfig, LocalExecutor, open_executor
 from whatifbench.runner.naming import named_models
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
@@ -84,12 +84,6 @@ def generated_dataset(name: str, params: Mapping[str, Any], seed: int,
     return load_dataset(folder, verify=True)
 
 
-def generated_suite(name: str, params: Mapping[str, Any], seed: int,
-                    log: Callable[[str], None] | None = None) -> Path:
-    """The folder of a generated suite (see ``generated_dataset``)."""
-    return generated_dataset(name, params, seed, log).root
-
-
 def default_suite(log: Callable[[str], None] | None = None, progress: bool = False) -> Path:
     """The folder of the small default suite (see ``default_dataset``)."""
     return default_dataset(log, progress).root
@@ -103,13 +97,15 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             executor: Executor | None = None) -> list[RunResult]:
     """Evaluate every dataset with every model.
 
-    Before any model is called: the datasets are validated; every backend is created, which
-    checks its ``-M`` arguments and credentials; and every model is checked to apply to every
-    dataset (``Backend.inapplicable``: an inapplicable pairing is refused with the reason, or,
-    with ``defaults`` — the models were not chosen by the user — left out and reported to
-    ``on_skip``). ``executor`` decides where requests are answered (default: in this process;
-    see ``runner.executor.open_executor`` for Ray); the run store is written here either way.
-    A model given as ``NAME=SPEC`` is shown as NAME; the spec records it as ``model_name``.
+    Before any model is called: the datasets are validated and every model's ``-M`` arguments
+    checked. In this process every backend is then created (which checks its credentials) and
+    every model is checked to apply to every dataset (``Backend.inapplicable``: an inapplicable
+    pairing is refused with the reason, or, with ``defaults`` — the models were not chosen by
+    the user — left out and reported to ``on_skip``). An ``executor`` whose backends hold
+    resources while they exist (``Executor.one_at_a_time``: Ray's actors) creates and checks
+    each backend just before its model runs, once the one before it has been closed. The run
+    store is written here either way. A model given as ``NAME=SPEC`` is shown as NAME; the spec
+    records it as ``model_name``.
     """
     named = named_models(models)
     specs = [spec for _, spec in named]
@@ -120,16 +116,41 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     shared = len(models) > 1
     if shared:
         check_shared_args(args, specs)
-    backends: list[Backend] = []
+    executor = executor or LocalExecutor()
+    open_backends: list[Backend] = []
+    names: dict[int, str | None] = {}
+
+    def create(name: str | None, spec: str) -> Backend:
+        backend = executor.make_backend(spec, args, shared=shared)
+        open_backends.append(backend)
+        names[id(backend)] = name
+        return backend
+
+    def close(backend: Backend) -> None:
+        open_backends.remove(backend)
+        backend.close()  # free its memory (Ray: its actors) before the next model loads
+
+    def checked(backends: list[Backend]) -> list[tuple[Backend, list[Dataset]]]:
+        """``applicable``; backends left with no dataset are closed at once."""
+        chosen = applicable(loaded, backends, defaults, on_skip)
+        for backend in set(backends) - {b for b, _ in chosen}:
+            close(backend)
+        return chosen
+
+    def plan() -> Iterator[tuple[Backend, list[Dataset]]]:
+        if not executor.one_at_a_time:
+            yield from checked([create(*model) for model in named])
+            return
+        for spec in specs:  # every model's arguments, before the first one's actors start
+            backend_args(spec, args, shared=shared)
+        for model in named:
+            yield from checked([create(*model)])
+
     own_store = store is None
     results: list[RunResult] = []
     try:
-        backends += [executor.make_backend(spec, args, shared=shared) if executor is not None
-                     else make_backend(spec, args, shared=shared) for spec in specs]
-        names = {id(backend): name for backend, (name, _) in zip(backends, named, strict=True)}
-        plan = applicable(loaded, backends, defaults, on_skip)
-        store = store or RunStore()
-        for backend, chosen in plan:
+        for backend, chosen in plan():
+            store = store or RunStore()
             for dataset in chosen:
                 result = evaluate(dataset, backend, protocol, store, options)
                 if names[id(backend)]:
@@ -138,9 +159,9 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
                 results.append(result)
                 if on_result:
                     on_result(result)
-            backend.close()  # free its memory before the next model loads
+            close(backend)
     finally:
-        for backend in backends:
+        for backend in open_backends:
             backend.close()
         if own_store and store is not None:
             store.close()

@@ -107,6 +107,10 @@ class ExecutorConfig:
 class Executor(Protocol):
     """Where a run's requests are answered."""
 
+    one_at_a_time: bool
+    """Its backends hold resources while they exist (Ray: actors), so a run creates each one
+    just before its model runs, after closing the one before."""
+
     def make_backend(self, spec: str, args: Mapping[str, Any], *,
                      shared: bool = False) -> Backend:
         """The backend that answers requests for ``spec`` (``shared``: see
@@ -130,6 +134,9 @@ class JobMap(Protocol):
 
 class LocalExecutor:
     """Backends live in this process."""
+
+    one_at_a_time = False
+    """Creating a backend loads nothing (models load on first use)."""
 
     def make_backend(self, spec: str, args: Mapping[str, Any], *,
                      shared: bool = False) -> Backend:

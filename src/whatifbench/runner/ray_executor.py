@@ -91,6 +91,9 @@ class RayBackend(Backend):
 class RayExecutor:
     """Connects to Ray on first use; backends become actor pools, generator jobs Ray tasks."""
 
+    one_at_a_time = True
+    """A pool's actors hold their resources until it closes."""
+
     def __init__(self, config: ExecutorConfig,
                  log: Callable[[str], None] | None = None) -> None:
         require_ray()  # fail before any work when Ray is missing

@@ -31,13 +31,14 @@ DEFAULTS: dict[str, tuple[str, dict[str, Any], int] | None] = {
 def suite_task(suite: str, dataset: str | None, prompt: str, strategy: str) -> Task:
     """The inspect task of ``suite`` over a dataset folder (or the suite's default)."""
     default = DEFAULTS[suite]
-    if dataset is None:
-        if default is None:
-            raise WhatifError(
-                f"The {suite} task needs a dataset: pass -T dataset=DIR (a folder made by "
-                f"'whatif import {suite}' or 'whatif build').")
-        dataset = str(api.generated_suite(*default))
-    data = load_dataset(dataset)
+    if dataset is not None:
+        data = load_dataset(dataset)
+    elif default is not None:
+        data = api.generated_dataset(*default)
+    else:
+        raise WhatifError(
+            f"The {suite} task needs a dataset: pass -T dataset=DIR (a folder made by "
+            f"'whatif import {suite}' or 'whatif build').")
     if data.suite != suite:
         name = data.suite.replace("-", "_")
         raise WhatifError(f"{dataset} is a {data.suite} dataset; run it with the task "
