@@ -250,8 +250,8 @@ def test_bad_checkpoint_or_arguments_are_one_clear_error(tiny_llava: Path, tmp_p
 
 
 def test_arguments_of_the_openai_backend_in_one_run_are_left_to_it(tiny_llava: Path) -> None:
-    backend = HFBackend(f"hf:{tiny_llava}", {"batch_size": 2, "base_url": "http://h/v1",
-                                             "max_connections": 4})
+    backend = make_backend(f"hf:{tiny_llava}", {"batch_size": 2, "base_url": "http://h/v1",
+                                                "max_connections": 4}, shared=True)
     assert backend.describe()["args"] == {"batch_size": 2}
 
 

@@ -161,11 +161,13 @@ def test_reply_parsing_rejects_malformed_answers() -> None:
 
 def test_arguments_of_the_other_backends_in_one_run_are_left_to_them() -> None:
     """``--model hf:DIR --model openai:NAME`` share their -M arguments."""
-    backend = OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_size": 4,
-                                         "dtype": "bf16", "max_connections": 3, "api_key": "k"})
+    backend = make_backend("openai:m", {"base_url": "http://h:5/v1", "batch_size": 4,
+                                        "dtype": "bf16", "max_connections": 3, "api_key": "k"},
+                           shared=True)
     assert backend.args == {"base_url": "http://h:5/v1", "max_connections": 3}
     with pytest.raises(WhatifError, match="Unknown argument"):
-        OpenAIBackend("openai:m", {"base_url": "http://h:5/v1", "batch_sise": 4, "api_key": "k"})
+        make_backend("openai:m", {"base_url": "http://h:5/v1", "batch_sise": 4, "api_key": "k"},
+                     shared=True)
 
 
 def test_generation_body_sends_the_budget_under_the_chosen_name(tmp_path: Path) -> None:

@@ -223,3 +223,35 @@ def test_oracle_sees_cfmm_and_mucr_synthetic_scenes(tmp_path: Path) -> None:
         assert any(t.id == agent for t in scenes[0])  # the first image is its own cause
     with pytest.raises(WhatifError, match="evaluate whole groups"):
         OraclePerception().prepare([mucr[0]])
+
+
+def test_text_only_hf_backend_records_the_answer_prefix_it_appends(tiny_causal_lm: Path
+                                                                     ) -> None:
+    backend = HFBackend(f"hf:{tiny_causal_lm}", {})
+    ask = Request("a", (Turn("user", (Part(text="Count the dots."),)),), max_new_tokens=2,
+                  answer_prefix="Answer:")
+    [(_, reply)] = list(backend.generate([ask]))
+    sent = reply.meta["model_input"]
+    assert "Count the dots." in sent and sent.endswith("Answer:")
+
+
+def test_shared_arguments_reach_each_inner_model_that_takes_them(
+        tiny_causal_lm: Path, fake_openai: Any) -> None:
+    """An hf: code LLM and an openai: VQA model share -M: each takes its own arguments
+    (docs/program-backends.md); a prefixed one goes to its model only; a typo is refused."""
+    from whatifbench.runner.backends import make_backend
+
+    server = fake_openai({})
+    backend = make_backend(f"viper:hf:{tiny_causal_lm}", {
+        "detector": "oracle", "vqa": "openai:fake-vlm", "batch_size": 2,
+        "base_url": server.url, "vqa.max_connections": 3})
+    try:
+        assert backend.code_llm.args == {"batch_size": 2}
+        vqa = backend.toolbox.vqa.backend
+        assert vqa.args == {"base_url": server.url, "max_connections": 3}
+    finally:
+        backend.close()
+    with pytest.raises(WhatifError, match="Unknown argument"):
+        make_backend(f"viper:hf:{tiny_causal_lm}", {
+            "detector": "oracle", "vqa": "openai:fake-vlm", "batch_sise": 2,
+            "base_url": server.url})

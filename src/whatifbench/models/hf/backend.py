@@ -19,7 +19,6 @@ from whatifbench.models.hf.loading import (
     load,
     require_hf,
 )
-from whatifbench.models.shared_args import own_args
 
 
 def _package_version(name: str) -> str:
@@ -40,7 +39,7 @@ class HFBackend(Backend):
     uses_gpu = True
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
-        super().__init__(spec, own_args(type(self), args))
+        super().__init__(spec, args)
         require_hf()
         self.options = HFOptions.from_args(spec, self.args)
         self.folder, config = checkpoint_folder(spec)

@@ -145,7 +145,7 @@ def _text_prompt(loaded: Loaded, request: Request, spec: str,
     if candidate_space is None:
         candidate_space = not request.answer_prefix and not text[-1:].isspace()
     return Prompt(text, text + request.answer_prefix, (), prefix,
-                  " " if candidate_space else "")
+                  " " if candidate_space else "", request.answer_prefix)
 
 
 def load_images(paths: Sequence[str]) -> list[Image.Image]:

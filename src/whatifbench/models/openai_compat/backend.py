@@ -29,7 +29,6 @@ from whatifbench.models.openai_compat.payloads import (
     recorded_ranking_input,
     reply_text,
 )
-from whatifbench.models.shared_args import own_args
 
 CHAT = "/chat/completions"
 RANKING_PARAMS = ("prompt_logprobs", "continue_final_message", "add_generation_prompt")
@@ -47,7 +46,6 @@ class OpenAIBackend(Backend):
     arg_names = frozenset(OpenAIOptions.__dataclass_fields__)
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
-        args = own_args(type(self), args)
         self.options = OpenAIOptions.from_args(spec, args)
         require_key(self.options, spec)
         super().__init__(spec, {k: v for k, v in args.items() if not is_secret(k)})

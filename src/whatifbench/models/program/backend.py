@@ -109,9 +109,15 @@ class CodeBackend(Backend):
 
     def __init__(self, spec: str, args: Mapping[str, Any],
                  code_llm: Backend | None = None) -> None:
-        from whatifbench.runner.backends import make_backend
+        from whatifbench.runner.backends import backend_class, make_backend
 
         own, shared, routed = split_args(type(self), spec, args)
+
+        def inner(inner_spec: str, role: str) -> Backend:
+            """An inner model with the shared arguments it takes and those routed to it."""
+            mine = own_args(backend_class(inner_spec), shared)
+            return make_backend(inner_spec, {**mine, **routed[role]})
+
         super().__init__(spec, {**own, **{f"{p}.{k}": v for p, kv in routed.items()
                                           for k, v in kv.items()}})
         self.code_spec = spec.split(":", 1)[1] if ":" in spec else ""
@@ -125,19 +131,19 @@ class CodeBackend(Backend):
         self.calls = ModelCalls()
         self._owned: list[Backend] = []
         if code_llm is None:
-            code_llm = make_backend(self.code_spec, {**shared, **routed["code"]})
+            code_llm = inner(self.code_spec, "code")
             self._owned.append(code_llm)
         self.code_llm = code_llm
         self.toolbox = Toolbox(self._perception(own))
         if own.get("vqa") is not None:
-            vqa = make_backend(_spec(own["vqa"], "vqa"), {**shared, **routed["vqa"]})
+            vqa = inner(_spec(own["vqa"], "vqa"), "vqa")
             self._owned.append(vqa)
             self.toolbox.vqa = Vqa(vqa, self.calls)
         llm_spec = own.get("llm_query")
         if llm_spec in (None, "code"):
             self.toolbox.llm = Llm(self.code_llm, self.calls)
         elif llm_spec != "none":
-            llm = make_backend(_spec(llm_spec, "llm_query"), {**shared, **routed["llm"]})
+            llm = inner(_spec(llm_spec, "llm_query"), "llm")
             self._owned.append(llm)
             self.toolbox.llm = Llm(llm, self.calls)
         if own.get("depth") is not None:
