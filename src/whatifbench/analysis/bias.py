@@ -276,14 +276,17 @@ def write_bias(report: BiasReport, out: Path, overwrite: bool = False,
     """Write ``bias.json``, ``bias.md`` and the bar plot ``bias.png`` as the new folder ``out``
     (staged, published whole; ``overwrite`` replaces an earlier analysis folder of ours)."""
     with staged_dir(out, overwrite, inputs, kind="analysis") as stage:
-        _write_bias(report, stage)
-    return {"json": out / "bias.json", "md": out / "bias.md", "png": out / "bias.png"}
+        _write_bias(report, _bias_files(stage))
+    return _bias_files(Path(out))
 
 
-def _write_bias(report: BiasReport, out: Path) -> None:
+def _bias_files(folder: Path) -> dict[str, Path]:
+    return {kind: folder / f"bias.{kind}" for kind in ("json", "md", "png")}
+
+
+def _write_bias(report: BiasReport, paths: dict[str, Path]) -> None:
     from whatifbench.report.plots import bar_chart
 
-    paths = {"json": out / "bias.json", "md": out / "bias.md", "png": out / "bias.png"}
     paths["json"].write_text(json.dumps(asdict(report), indent=2, ensure_ascii=False) + "\n",
                              encoding="utf-8")
     paths["md"].write_text("\n\n".join(t.to_markdown() for t in bias_tables(report)) + "\n",

@@ -298,11 +298,18 @@ class DatasetWriter:
         for item in items:
             self.add_item(item)
 
+    def _items_bytes(self) -> bytes:
+        return "".join(self._lines).encode("utf-8")
+
+    def items_sha256(self) -> str:
+        """The hash ``items.jsonl`` gets from the items added so far."""
+        return sha256_bytes(self._items_bytes())
+
     def finish(self, *, name: str, suite: str, version: str, generator: dict[str, Any],
                seed: int | None, counts: dict[str, Any] | None = None,
                extra: dict[str, Any] | None = None) -> Card:
         """Write ``items.jsonl`` and ``card.json`` (with hashes); the rename happens on exit."""
-        data = "".join(self._lines).encode("utf-8")
+        data = self._items_bytes()
         (self.stage / ITEMS).write_bytes(data)
         image_hashes = {rel: self._hashes.get(rel) or sha256_file(self.stage / rel)
                         for rel in image_files(self.stage, self._hashes)}

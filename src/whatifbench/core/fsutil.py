@@ -38,8 +38,9 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+def write_bytes_atomic(path: Path, data: bytes, replace: bool = True) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename
+    (``replace`` false: ``FileExistsError`` when ``path`` exists, checked in the rename)."""
     path = Path(path)
     ensure_dir(path.parent)
     try:
@@ -53,7 +54,12 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.chmod(tmp, 0o666 & ~umask())  # mkstemp makes 0600; give the usual file mode
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            from whatifbench.core.rename import rename_noreplace  # ctypes: only when needed
+
+            rename_noreplace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -62,6 +68,15 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
                               "was not written. Free some space or choose another location."
                               ) from None
         raise
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """``write_bytes_atomic`` for a cache file: a failure is ignored (a cache we cannot write
+    is only slower next time)."""
+    try:
+        write_bytes_atomic(path, data)
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def disk_full(exc: OSError) -> bool:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from whatifbench.core.fsutil import disk_full, ensure_dir, umask
+from whatifbench.core.fsutil import disk_full, ensure_dir, umask, write_bytes_atomic
 from whatifbench.core.rename import rename_exchange, rename_noreplace
 from whatifbench.errors import WhatifError
 
@@ -273,25 +273,8 @@ def write_output_file(out: PathLike, data: bytes, overwrite: bool = False,
     """Write a single-file output: checked like a folder, written through a temporary file,
     published with ``rename_noreplace`` (or replaced with ``overwrite``)."""
     target = check_output(out, inputs, overwrite, file=True)
-    ensure_dir(target.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o666 & ~umask())
-        if overwrite:
-            os.replace(tmp, target)
-        else:
-            try:
-                rename_noreplace(tmp, target)
-            except FileExistsError:
-                raise _appeared(os.fspath(out)) from None
-    except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and disk_full(exc):
-            raise WhatifError(f"The disk holding {target.parent} is full ({exc.strerror}); "
-                              f"{out} was not written. Free some space or choose another "
-                              "location.") from None
-        raise
+        write_bytes_atomic(target, data, replace=overwrite)
+    except FileExistsError:
+        raise _appeared(os.fspath(out)) from None
     return target

@@ -27,8 +27,9 @@ from typing import Any
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, Dataset, DatasetWriter, load_dataset, problems_message
 from whatifbench.core.fsutil import dumps, sha256_bytes, write_text_atomic
+from whatifbench.core.integrity import image_files
 from whatifbench.core.item import Item, item_from_json
-from whatifbench.core.outputs import staged_dir
+from whatifbench.core.outputs import check_output, staged_dir
 from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import prompts, require
@@ -40,7 +41,6 @@ SHARD_BYTES = 500 * 2**20
 """Target size of a Parquet shard (the hub's own default)."""
 EXTRA = "extra/images"
 """Shards of the images no item shows (configuration ``extra_images``)."""
-TEXT_COLUMNS = ("question", "kind", "target", "pair_id", "role", "group", "prompt")
 
 
 @dataclass(frozen=True)
@@ -92,9 +92,7 @@ def _shards(sizes: list[int], shard_bytes: int) -> list[range]:
 def extra_images(dataset: Dataset) -> list[str]:
     """Files under ``images/`` that no item shows (CFMM's intervened scenes ...), in order."""
     shown = {rel for item in dataset.items for rel in item.images}
-    folder = dataset.root / IMAGES
-    found = (p.relative_to(dataset.root).as_posix() for p in folder.rglob("*") if p.is_file())
-    return sorted((rel for rel in found if rel not in shown), key=lambda rel: rel.split("/"))
+    return [rel for rel in image_files(dataset.root) if rel not in shown]
 
 
 def _write(ds: Any, folder: Path, prefix: str, feats: Any, row: Callable[[int], dict[str, Any]],
@@ -119,6 +117,8 @@ def export_hf(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = 
     Images no item shows go to a second configuration, ``extra_images`` (``path``, ``image``),
     so that the folder holds everything the dataset holds."""
     ds = require("datasets")
+    if not isinstance(dataset, Dataset):
+        check_output(out, (dataset,), overwrite, kind="export")  # before reading the dataset
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     single = all(len(item.images) == 1 for item in data.items)
     texts = prompts(data)
@@ -271,17 +271,16 @@ def import_hf(path: str | Path, out: str | Path, overwrite: bool = False,
     card = _card(path, suite)
     lookup("suite", card.suite)  # an unknown suite is refused before anything is written
     problems: list[str] = []
-    written: dict[str, bytes] = {}
-    items: list[Item] = []
+    written: dict[str, str] = {}  # path → sha256 of its bytes
     with DatasetWriter(out, overwrite, inputs=(path,)) as writer:
 
         def add(rel: str, blob: bytes, where: str) -> None:
             if not rel.startswith(f"{IMAGES}/"):
                 problems.append(f"{where}: image path {rel!r} is not under {IMAGES}/")
             elif rel not in written:
-                written[rel] = blob
+                written[rel] = sha256_bytes(blob)
                 writer.add_image(rel.removeprefix(f"{IMAGES}/"), blob)
-            elif written[rel] != blob:
+            elif written[rel] != sha256_bytes(blob):
                 problems.append(f"{where}: {rel} holds other bytes than in an earlier row")
 
         for n, row in enumerate(_rows(files, path), start=1):
@@ -293,7 +292,6 @@ def import_hf(path: str | Path, out: str | Path, overwrite: bool = False,
                 add(rel, blob, f"row {n}")
             try:
                 writer.add_item(item)
-                items.append(item)
             except ValueError as exc:
                 problems.append(f"row {n}: {exc}")
         extra = sorted(str(p) for p in path.glob(f"{EXTRA}-*.parquet")) if path.is_dir() else []
@@ -308,8 +306,7 @@ def import_hf(path: str | Path, out: str | Path, overwrite: bool = False,
                                                "Re-export the dataset and import it again."))
         # The card's own counts (with extra keys such as what an importer skipped) hold only
         # for the items it describes; a part (one shard) or an edited file gets counts anew.
-        lines = "".join(dumps(item.to_json()) + "\n" for item in items)  # as DatasetWriter
-        whole = sha256_bytes(lines.encode("utf-8")) == card.hashes.get("items_sha256")
+        whole = writer.items_sha256() == card.hashes.get("items_sha256")
         written_card = writer.finish(name=card.name, suite=card.suite, version=card.version,
                                      generator=card.generator, seed=card.seed,
                                      counts=card.counts if whole else None,

@@ -30,6 +30,12 @@ def wilson_ci(hits: int, total: int, z: float = 1.959964) -> tuple[float, float]
     return (round(100 * max(0.0, centre - half), 2), round(100 * min(1.0, centre + half), 2))
 
 
+def wilson_of_percent(percent: float, total: int) -> tuple[float, float]:
+    """``wilson_ci`` of a share recorded as a percentage of ``total`` (hits recovered by
+    rounding)."""
+    return wilson_ci(round(percent * total / 100), total)
+
+
 def bootstrap_ci(
     columns: Sequence[np.ndarray],
     statistic: Callable[..., np.ndarray],

@@ -82,7 +82,6 @@ class EmbeddingBackend(Backend):
 
     capabilities = Capabilities(generate=False, rank=True, multi_image=False)
     arg_names = frozenset({"device", "batch_size"})
-    suites: frozenset[str] | None = frozenset()
 
     def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
         """A judge only: it compares texts and cannot answer questions."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.fsutil import sha256_bytes
 
 
 @dataclass(frozen=True)
@@ -78,10 +78,11 @@ def _locate(recorded: str, expected: str | None, name: str, roots: tuple[Path, .
         if not items.is_file():
             continue
         try:
-            if expected and sha256_file(items) != expected:
+            raw = items.read_bytes()
+            if expected and sha256_bytes(raw) != expected:
                 changed.append(folder)
                 continue
-            text = items.read_text(encoding="utf-8")
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
         return DatasetView(name, recorded, folder, None, _items(text))

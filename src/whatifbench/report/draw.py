@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic, write_text_atomic
+from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic, write_cache
 from whatifbench.report.figures import FigureSpec
 from whatifbench.runner.store import whatif_home
 
@@ -108,10 +108,7 @@ def svg(spec: FigureSpec, cache: Path | None = None) -> str:
     with matplotlib.rc_context(RC):
         _figure(spec).savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
-    try:
-        write_text_atomic(path, text)
-    except Exception:  # noqa: BLE001  (a cache we cannot write is only slower next time)
-        pass
+    write_cache(path, text.encode("utf-8"))
     return text
 
 

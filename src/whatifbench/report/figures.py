@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from whatifbench.metrics.stats import wilson_ci
+from whatifbench.metrics.stats import wilson_ci, wilson_of_percent
 from whatifbench.report.labels import labeller, shown_together
+from whatifbench.report.table import interval, negated
 from whatifbench.runner.results import RunResult
 
 Interval = tuple[float, float] | None
@@ -59,19 +60,10 @@ class FigureSpec:
     """Fixed y range (``None``: fit the data, with a zero line)."""
 
 
-def _ci(value: Any) -> Interval:
-    return (float(value[0]), float(value[1])) if isinstance(value, (list, tuple)) else None
-
-
-def _neg(value: Interval) -> Interval:
-    return None if value is None else (-value[1], -value[0])
-
-
-def _wilson(entry: dict[str, Any] | None, key: str = "accuracy", n_key: str = "n") -> Interval:
-    if not entry or entry.get(n_key) in (None, 0) or entry.get(key) is None:
+def _wilson(entry: dict[str, Any] | None) -> Interval:
+    if not entry or entry.get("n") in (None, 0) or entry.get("accuracy") is None:
         return None
-    n = int(entry[n_key])
-    return wilson_ci(round(entry[key] * n / 100), n)
+    return wilson_of_percent(entry["accuracy"], int(entry["n"]))
 
 
 def _slug(text: str) -> str:
@@ -95,13 +87,13 @@ def _paired(runs: Sequence[RunResult], group_labels: dict[str, str],
         blocks = [block(run.metrics, g) for g in [*groups, None]]
         series = tuple(
             Series(role, tuple(b.get(key) for b in blocks),
-                   tuple(_ci(b.get("ci95", {}).get(key)) for b in blocks))
+                   tuple(interval(b.get("ci95", {}).get(key)) for b in blocks))
             for role, key in (("original", "original_accuracy"),
                               ("counterfactual", "counterfactual_accuracy")))
         panels.append(Panel(label(run), names, series))
-        deltas.append(Series(label(run),
-                             tuple(None if b.get("drop") is None else -b["drop"] for b in blocks),
-                             tuple(_neg(_ci(b.get("ci95", {}).get("drop"))) for b in blocks)))
+        deltas.append(Series(
+            label(run), tuple(None if b.get("drop") is None else -b["drop"] for b in blocks),
+            tuple(negated(interval(b.get("ci95", {}).get("drop"))) for b in blocks)))
     suite, dataset = runs[0].suite, runs[0].dataset
     return [
         FigureSpec(f"{suite}-{_slug(dataset)}-accuracy-by-group",
@@ -123,7 +115,7 @@ def _per_run(runs: Sequence[RunResult], name: str, title: str, ylabel: str,
         blocks = [block(run, c) for c in categories]
         panels.append(Panel(label(run), tuple(categories), tuple(
             Series(shown, tuple(b.get(key) for b in blocks),
-                   tuple(_ci(b.get("ci95", {}).get(key)) for b in blocks))
+                   tuple(interval(b.get("ci95", {}).get(key)) for b in blocks))
             for shown, key in metrics)))
     return FigureSpec(name, title, ylabel, tuple(panels))
 
@@ -172,7 +164,7 @@ def _mucr(runs: Sequence[RunResult]) -> list[FigureSpec]:
     out = [_per_model(runs, f"mucr-{d}-accuracy-by-metric",
                       f"{runs[0].dataset}: accuracy by metric (Exp is scored 0–10, see tables)",
                       "accuracy (%)", [k for _, k in metrics], [s for s, _ in metrics],
-                      lambda r, k: (r.metrics.get(k), _ci(r.metrics.get("ci95", {}).get(k))))]
+                      lambda r, k: (r.metrics.get(k), interval(r.metrics.get("ci95", {}).get(k))))]
     for field, kind in (("by_category", "category"), ("by_style", "style")):
         values = _keys(runs, field)
         if values:

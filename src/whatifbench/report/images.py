@@ -16,7 +16,7 @@ from stat import S_ISREG
 
 from PIL import Image
 
-from whatifbench.core.fsutil import write_bytes_atomic
+from whatifbench.core.fsutil import write_cache
 from whatifbench.core.images import too_large
 from whatifbench.runner.store import whatif_home
 
@@ -66,10 +66,7 @@ def _encode(path: Path, size: int, cached: Path) -> bytes | None:
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
     data = buf.getvalue()
-    try:
-        write_bytes_atomic(cached, data)
-    except Exception:  # noqa: BLE001  (a cache we cannot write is only slower next time)
-        pass
+    write_cache(cached, data)
     return data
 
 

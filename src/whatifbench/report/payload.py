@@ -164,13 +164,12 @@ def _error(sample: Sample) -> str | None:
 
 def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) -> dict[str, Any]:
     """A run's samples as columns (a column that is empty throughout is ``None``); ``item``
-    points into the dataset's items. ``model_input`` and ``trace`` are read when the sample
-    records them."""
+    points into the dataset's items."""
     parsers = sorted({p for x in samples for p in x.parses})
     return {
         "item": [position[x.item_id] for x in samples],
         "prompt": s.many(x.prompt for x in samples),
-        "input": _strings([getattr(x, "model_input", None) for x in samples], s),
+        "input": _strings([x.model_input for x in samples], s),
         "response": _strings([x.response for x in samples], s),
         "prediction": s.many(x.prediction for x in samples),
         "correct": _bits([x.correct for x in samples]),
@@ -183,13 +182,12 @@ def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) ->
         else None,
         "judgement": [x.judgement or None for x in samples]
         if any(x.judgement for x in samples) else None,
-        "trace": [getattr(x, "trace", None) for x in samples]
-        if any(getattr(x, "trace", None) for x in samples) else None,
+        "trace": [x.trace for x in samples] if any(x.trace for x in samples) else None,
     }
 
 
-def _thumbs(dataset: dict[str, Any], view: DatasetView, runs: Sequence[RunResult],
-            budget: int) -> int:
+def _thumbs(dataset: dict[str, Any], ids: Sequence[str], view: DatasetView,
+            runs: Sequence[RunResult], budget: int) -> int:
     """Embed thumbnails of the most telling pairs first (a model got the original right and
     the counterfactual wrong, or models disagree), then the rest in dataset order."""
     if view.root is None or budget <= 0:
@@ -199,7 +197,6 @@ def _thumbs(dataset: dict[str, Any], view: DatasetView, runs: Sequence[RunResult
     for k, pair in enumerate(cols["pair"]):
         units.setdefault(pair if pair >= 0 else -2 - k, []).append(k)
     right = [{s.item_id: s.correct for s in run.samples} for run in runs]
-    ids = dataset["_ids"]
 
     def telling(members: list[int]) -> bool:
         for r in right:  # one question of the unit right, another wrong
@@ -253,9 +250,7 @@ def build_payload(sources: Sequence[Source],
                 "eyes": overview.believes_eyes(src.run.samples, view.items),
             })
         dataset, order = _dataset(group, view, entries, s)
-        dataset["_ids"] = order
-        budget -= _thumbs(dataset, view, runs, budget)
-        del dataset["_ids"]
+        budget -= _thumbs(dataset, order, view, runs, budget)
         dataset["ranking"] = overview.ranking(runs, labels)
         dataset["runs"] = list(range(len(runs_json), len(runs_json) + len(entries)))
         dataset.update(per_dataset(runs))

@@ -9,12 +9,12 @@ the column shares it, and in the cell when it varies down a column.
 
 from __future__ import annotations
 
-import html
 import os
 import shutil
 import sys
 import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
 SIGNIFICANT = 0.05
 """Changes with an exact McNemar p-value below this are marked ``*``."""
@@ -123,22 +123,18 @@ class Table:
             names[i] = f"{names[i]} (n={n})"
         return spans, names, self.notes
 
-    def cell_text(self, row: tuple[str | Cell, ...], pm: bool) -> list[str]:
-        """The row's cells as strings (``pm``: with ``±``)."""
-        varying = self.n_in_cells()
-        return [c.render(pm, i in varying) if isinstance(c, Cell) else c
-                for i, c in enumerate(row)]
-
     def text_rows(self, pm: bool = False) -> list[tuple[str, ...]]:
         """Every row as the strings shown (``pm``: with ``±``)."""
-        return [tuple(self.cell_text(row, pm)) for row in self.rows]
+        varying = self.n_in_cells()
+        return [tuple(c.render(pm, i in varying) if isinstance(c, Cell) else c
+                      for i, c in enumerate(row)) for row in self.rows]
 
     # -- renderers -----------------------------------------------------------------------------
     def to_text(self, width: int | None = None) -> str:
         """Aligned plain text for the terminal; wider than ``width`` → split into blocks of
         column groups, each repeating the first column."""
         spans, names, notes = self.headers()
-        rows = [self.cell_text(r, pm=False) for r in self.rows]
+        rows = self.text_rows()
         widths = [len(c) for c in names]
         for row in rows:
             widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
@@ -190,28 +186,12 @@ class Table:
         esc = [_md(c) for c in self.flat_columns()]
         lines = [f"**{_md(self.title)}**", "", "| " + " | ".join(esc) + " |",
                  "|" + "|".join(["---"] + ["---:"] * (len(esc) - 1)) + "|"]
-        lines += ["| " + " | ".join(_md(c) for c in self.cell_text(row, pm=True)) + " |"
-                  for row in self.rows]
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |"
+                  for row in self.text_rows(pm=True)]
         notes = self.headers()[2]
         if notes:
             lines += [""] + [_md(n) for n in notes]
         return "\n".join(lines)
-
-    def to_html(self) -> str:
-        """An HTML table with every cell escaped."""
-        spans, names, notes = self.headers()
-        out = [f"<table><caption>{html.escape(self.title)}</caption><thead>"]
-        if spans:
-            out.append("<tr>" + "".join(
-                f'<th colspan="{n}">{html.escape(label)}</th>' for label, n in spans) + "</tr>")
-        out.append("<tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in names) + "</tr>")
-        out.append("</thead><tbody>")
-        for row in self.rows:
-            out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>"
-                                        for c in self.cell_text(row, pm=True)) + "</tr>")
-        out.append("</tbody></table>")
-        out += [f'<p class="note">{html.escape(note)}</p>' for note in notes]
-        return "\n".join(out)
 
     def to_json(self) -> dict[str, object]:
         """The table for the explorer page (cells as strings or number objects)."""
@@ -270,6 +250,16 @@ def _md(text: str) -> str:
 def fmt(value: float | None, digits: int = 1) -> str:
     """A number for a table cell (``–`` when missing)."""
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def interval(value: Any) -> tuple[float, float] | None:
+    """A recorded ``[low, high]`` as floats (``None`` when not recorded)."""
+    return (float(value[0]), float(value[1])) if isinstance(value, (list, tuple)) else None
+
+
+def negated(ci: tuple[float, float] | None) -> tuple[float, float] | None:
+    """The interval of ``-x`` from that of ``x`` (Δ = −drop)."""
+    return None if ci is None else (-ci[1], -ci[0])
 
 
 def signed(value: float, digits: int = 1) -> str:

@@ -3,10 +3,9 @@ in the paper's layout (booktabs, spanning headers, ``±`` intervals, marked chan
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 
+from whatifbench.core.csvtext import csv_text
 from whatifbench.report.table import Cell, Table, fmt, signed
 
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -48,9 +47,7 @@ def to_csv(table: Table) -> str:
                        "delta": [f"{name} Δ"],
                        "delta_ci": [f"{name} Δ ci_low", f"{name} Δ ci_high"],
                        "p": [f"{name} Δ p"], "n": [f"{name} n"]}[extra]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
+    rows = [header]
     for row in table.rows:
         out: list[str] = []
         for i, extras in plan:
@@ -70,8 +67,8 @@ def to_csv(table: Table) -> str:
                     out.append(_num(cell.p))
                 else:
                     out.append("" if cell.n is None else str(cell.n))
-        writer.writerow(out)
-    return buf.getvalue()
+        rows.append(out)
+    return csv_text(rows)
 
 
 def _latex_cell(cell: str | Cell, n: bool) -> str:

@@ -10,7 +10,6 @@ allows only the page's own script.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
 import json
@@ -19,6 +18,7 @@ from importlib import resources
 
 from whatifbench.core.dataset import Dataset
 from whatifbench.report.images import thumbnail
+from whatifbench.report.page import content_security_policy
 from whatifbench.review.base import DECISIONS, Reviewer, ReviewRow
 from whatifbench.review.sheet import header, sheet_csv
 
@@ -69,9 +69,7 @@ def sheet_html(dataset: Dataset, reviewer: Reviewer, rows: Sequence[ReviewRow],
     esc = html.escape
     script = CSV_JS + (resources.files("whatifbench.review") / "assets" / "sheet.js").read_text(
         encoding="utf-8")
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    policy = (f"default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; "
-              f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
+    policy = content_security_policy(script, "data: blob:")
     empty = ReviewRow("", None, {}, "new")
     return "\n".join([
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",

@@ -70,14 +70,21 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def resolve_protocol(suite: Suite, protocol: Protocol, backend: Backend) -> Protocol:
+    """The protocol as a run of ``suite`` with ``backend`` uses it: bound to the backend (e.g.
+    its paper family), the suite's defaults filled in, checked."""
+    protocol = suite.bind(protocol, backend).resolved(
+        suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
+    suite.check_protocol(protocol)
+    return protocol
+
+
 def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunStore,
              options: RunOptions = RunOptions()) -> RunResult:
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
-    protocol = suite.bind(protocol, backend).resolved(
-        suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
-    suite.check_protocol(protocol)
+    protocol = resolve_protocol(suite, protocol, backend)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:
         backend.score([])  # raises the backend's own explanation

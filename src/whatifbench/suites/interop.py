@@ -139,6 +139,7 @@ class ImportResultsCommand:
         from whatifbench.core.dataset import load_dataset
         from whatifbench.core.outputs import check_output
         from whatifbench.integrations.lmms.samples import import_lmms_eval
+        from whatifbench.report.table import terminal_width
 
         inputs = [args.samples, args.dataset, *([args.store] if args.store else [])]
         out = Path(args.out)
@@ -148,7 +149,7 @@ class ImportResultsCommand:
         paths = api.write_outputs(out, [done.run], args.overwrite, inputs)
         for table in api.tables_for([done.run]):
             print()
-            print(table.to_text())
+            print(table.to_text(terminal_width()))
         if done.disagreements:
             print(f"\nwarning: the task's utils.py scored {len(done.disagreements)} item(s) "
                   f"differently from whatifbench (first: {', '.join(done.disagreements[:5])}); "

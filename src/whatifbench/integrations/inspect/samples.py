@@ -4,6 +4,7 @@ one-shot strategies), the target, and the item in the metadata for the scorer.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from inspect_ai.dataset import Sample
@@ -21,7 +22,7 @@ from whatifbench.core.dataset import Dataset
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Turn
-from whatifbench.runner.evaluate import get_suite
+from whatifbench.runner.evaluate import get_suite, resolve_protocol
 from whatifbench.runner.requests import RequestBuilder, choose_demos
 
 if TYPE_CHECKING:
@@ -49,13 +50,8 @@ def message(turn: Turn) -> ChatMessage:
 def resolved(dataset: Dataset, protocol: Protocol) -> Protocol:
     """The protocol with the suite's defaults, generated answers, bound to a chat API model
     (``prompt=paper`` follows the release's API path), checked for inspect."""
-    suite = get_suite(dataset.suite)
-    protocol = Protocol(prompt=protocol.prompt, strategy=protocol.strategy,
-                        answer_mode="generate", image_layout=protocol.image_layout,
-                        parser=protocol.parser, max_new_tokens=protocol.max_new_tokens)
-    protocol = suite.bind(protocol, cast("Backend", _InspectModel()))
-    protocol = protocol.resolved("generate", suite.default_score_by, suite.default_max_new_tokens)
-    suite.check_protocol(protocol)
+    protocol = resolve_protocol(get_suite(dataset.suite), replace(protocol, answer_mode="generate"),
+                                cast("Backend", _InspectModel()))
     if protocol.strategy == "ccot":
         raise WhatifError("The ccot strategy asks the model twice per item; inspect tasks pose "
                           "each item once. Use zero-shot, cot, one-shot or one-shot-cot.")

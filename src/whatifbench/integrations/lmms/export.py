@@ -15,7 +15,7 @@ from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.fsutil import write_text_atomic
-from whatifbench.core.outputs import staged_dir
+from whatifbench.core.outputs import check_output, staged_dir
 from whatifbench.integrations.common import max_new_tokens
 from whatifbench.integrations.hf_datasets import SPLIT, export_hf
 
@@ -63,14 +63,15 @@ def metrics_for(data: Dataset) -> list[str]:
     return [*(PAIRED if pair_roles(data) else ()), *mucr, "accuracy", "unparsed"]
 
 
-def identity(data: Dataset, task: str) -> dict[str, object]:
-    """``whatifbench_dataset.json``: which dataset, which roles pair up, which metrics."""
+def identity(data: Dataset, task: str, metrics: list[str]) -> dict[str, object]:
+    """``whatifbench_dataset.json``: which dataset, which roles pair up, which metrics
+    (``metrics_for``)."""
     from whatifbench.suites.mucr.prompts import image_option
     from whatifbench.suites.mucr.suite import IMAGE_METRICS
 
     words = {g: image_option("{}") for g in IMAGE_METRICS} if data.suite == "mucr" else {}
     return {"name": data.card.name, "suite": data.suite, "items_sha256": data.items_sha256,
-            "task": task, "roles": pair_roles(data), "metrics": metrics_for(data),
+            "task": task, "roles": pair_roles(data), "metrics": metrics,
             "option_words": words}
 
 
@@ -134,12 +135,14 @@ def export_lmms_eval(dataset: str | Path | Dataset, out: str | Path, overwrite: 
                      license: str = "unknown") -> LmmsTask:
     """Write the task folder (complete or not at all); the data goes to ``out/hf`` unless
     ``dataset_path`` (a folder or hub id holding the ``--format hf`` export) is given."""
+    if not isinstance(dataset, Dataset):
+        check_output(out, (dataset,), overwrite, kind="export")  # before reading the dataset
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     out = Path(out)
     name = task or task_name(data.card.name)
     path = dataset_path or str(out.resolve() / "hf")
-    facts = identity(data, name)
     metrics = metrics_for(data)
+    facts = identity(data, name, metrics)
     with staged_dir(out, overwrite, inputs=(data.root,), kind="export") as stage:
         if dataset_path is None:
             export_hf(data, stage / "hf", license=license)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import SCENE_GENERATORS, Request, scene_generators_reason
+from whatifbench.models.base import Request, scene_generators_reason
 from whatifbench.models.builtin.program import ProgramBackend
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ class SceneReaderBackend(ProgramBackend):
     """Reads the image and the question, executes the question as a program (no metadata)."""
 
     arg_names = frozenset({"delay"})
-    suites = frozenset(SCENE_GENERATORS.values())
 
     def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
         """It reads only pictures drawn by whatifbench's own scene generators."""

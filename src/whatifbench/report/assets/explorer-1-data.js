@@ -35,7 +35,6 @@
     const x = Math.round(v * 10 ** d) / 10 ** d;
     return (x < 0 ? "-" : "+") + Math.abs(x).toFixed(d);
   }
-  const pct = (k, n) => (n ? (100 * k / n).toFixed(1) : "–");
   const text = (value, cls) => h("div", {class: cls || "text"}, value === null ? "—" : value);
 
   // -- data preparation ---------------------------------------------------------------------

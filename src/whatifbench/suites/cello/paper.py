@@ -12,10 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.item import Item
-from whatifbench.suites.cello.families import family
 
 SAMPLE_SIZE = 100
 PAPER_SEED = 0
@@ -25,11 +23,6 @@ def paper_prompt(question: str, choices: Sequence[str]) -> str:
     """The release's prompt text (without the answer phrase)."""
     options = "\n".join(f"({letter_for(i)}). {c}" for i, c in enumerate(choices))
     return f"Question: {question}\nChoose from the following options:\n{options}\n"
-
-
-def paper_parse(reply: str, choices: Sequence[str], family_name: str) -> Extraction:
-    """The option the release's path for ``family_name`` reads from ``reply``."""
-    return family(family_name).parse(reply, choices)
 
 
 def task_of(item: Item) -> str:

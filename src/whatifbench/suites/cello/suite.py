@@ -22,7 +22,7 @@ from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cello.families import MAX_NEW_TOKENS, auto_family, family
 from whatifbench.suites.cello.metrics import cello_metrics
-from whatifbench.suites.cello.paper import paper_parse, paper_prompt, paper_sample
+from whatifbench.suites.cello.paper import paper_prompt, paper_sample
 from whatifbench.suites.cello.stats import cello_stats
 from whatifbench.suites.cello.tables import cello_tables
 
@@ -84,7 +84,7 @@ class CelloSuite(Suite):
             raise WhatifError(f"CELLO item {item.id} is a {item.kind} item; CELLO items are "
                               "multiple choice (Yes/No included).")
         return {"default": extract_choice(reply, item.choices),
-                "paper": paper_parse(reply, item.choices, protocol.family or "other")}
+                "paper": family(protocol.family or "other").parse(reply, item.choices)}
 
     def select(self, items: Sequence[Item], name: str, seed: int) -> list[Item]:
         """``--subset paper``: the release's sampling (100 per task type; seed 0 by default)."""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from whatifbench.causal.tasks import RUNGS, TASKS
 from whatifbench.causal.templates import GRAPH_TYPES
-from whatifbench.metrics.stats import wilson_ci
+from whatifbench.metrics.stats import wilson_of_percent
 from whatifbench.report.labels import labeller, model_name
 from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
@@ -43,7 +43,7 @@ def _acc(block: dict, key: str) -> str | Cell:
     if not entry:
         return "–"
     n = int(entry["n"])
-    return Cell(entry["accuracy"], ci=wilson_ci(round(entry["accuracy"] * n / 100), n), n=n)
+    return Cell(entry["accuracy"], ci=wilson_of_percent(entry["accuracy"], n), n=n)
 
 
 def rung_table(runs: Sequence[RunResult]) -> Table:

@@ -13,7 +13,13 @@ import numpy as np
 from whatifbench.core.item import Item
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import pair_table, paired_metrics
-from whatifbench.metrics.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, percent, phi
+from whatifbench.metrics.stats import (
+    BOOTSTRAP_SAMPLES,
+    BOOTSTRAP_SEED,
+    interval_95,
+    percent,
+    phi,
+)
 from whatifbench.suites.cfmm.pairs import complete_pairs, ordered_categories
 from whatifbench.suites.cfmm.schema import ROLES
 
@@ -79,8 +85,7 @@ def total_scores(by_category: dict[str, dict[str, Any]],
             sums["acc_b"] += 100 * ra.mean(axis=1)
             sums["acc_c"] += 100 * rb.mean(axis=1)
             sums["acc_plus"] += 100 * (ra & rb).mean(axis=1)
-        out["ci95"] = {name: tuple(round(float(v), 2) for v in
-                                   np.percentile(sums[name], [2.5, 97.5]))
+        out["ci95"] = {name: tuple(round(v, 2) for v in interval_95(sums[name]))
                        for name in SCORES}
     return out
 

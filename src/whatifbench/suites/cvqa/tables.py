@@ -8,14 +8,10 @@ from typing import Any
 
 from whatifbench.report.labels import labeller
 from whatifbench.report.programs import by_code_llm
-from whatifbench.report.table import DELTA_NOTE, Cell, Table, fmt
+from whatifbench.report.table import DELTA_NOTE, Cell, Table, fmt, interval, negated
 from whatifbench.runner.results import RunResult
 
 SIGNIFICANCE_NOTE = "* = exact McNemar p < 0.05."
-
-
-def _ci(value: Any) -> tuple[float, float] | None:
-    return (float(value[0]), float(value[1])) if isinstance(value, (list, tuple)) else None
 
 
 def paired_cells(m: dict[str, Any], names: tuple[str, str] = ("original_accuracy",
@@ -24,11 +20,10 @@ def paired_cells(m: dict[str, Any], names: tuple[str, str] = ("original_accuracy
     """The original and the counterfactual cell (with Δ = cf − orig) of paired metrics."""
     ci = m.get("ci95", {})
     n = m.get("n_pairs")
-    drop = _ci(ci.get("drop"))
-    first = Cell(m.get(names[0]), digits, _ci(ci.get(names[0])), n)
-    second = Cell(m.get(names[1]), digits, _ci(ci.get(names[1])), n,
+    first = Cell(m.get(names[0]), digits, interval(ci.get(names[0])), n)
+    second = Cell(m.get(names[1]), digits, interval(ci.get(names[1])), n,
                   None if m.get("drop") is None else -m["drop"],
-                  None if drop is None else (-drop[1], -drop[0]), m.get("drop_mcnemar_p"))
+                  negated(interval(ci.get("drop"))), m.get("drop_mcnemar_p"))
     return first, second
 
 
@@ -54,7 +49,7 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
             row += ["–", "–"] if gm is None else list(paired_cells(gm))
         ci = m.get("ci95", {})
         row += [*paired_cells(m),
-                Cell(m["pair_accuracy"], ci=_ci(ci.get("pair_accuracy")), n=m.get("n_pairs")),
+                Cell(m["pair_accuracy"], ci=interval(ci.get("pair_accuracy")), n=m.get("n_pairs")),
                 fmt(m["unparsed"])]
         rows.append(tuple(row))
     notes = ((f"Accuracy in %. {DELTA_NOTE} {SIGNIFICANCE_NOTE} 95% bootstrap intervals over "

@@ -162,16 +162,16 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
 def _counts(records: list[Record]) -> dict[str, Any]:
     """Groups, and pairs per category and style: the paper's values first (zeros included),
     then any other value found, as its own category."""
-    categories = [*CATEGORIES, *sorted({r.category for r in records} - set(CATEGORIES))]
-    styles = [*STYLES, *sorted({r.style for r in records} - set(STYLES))]
+    unknown = {key: dict(sorted(found.items()))
+               for key, found in unknown_values(records).items()}
     by_category = Counter(r.category for r in records)
     by_style = Counter(r.style for r in records)
     return {
         "groups": len({frozenset((r.id, *r.links)) for r in records}),
-        "pairs_by_category": {c: by_category[c] for c in categories},
-        "pairs_by_style": {s: by_style[s] for s in styles},
-        "unknown_labels": dict(sorted(unknown_values(records)["label"].items())),
-        "unknown_styles": dict(sorted(unknown_values(records)["style"].items())),
+        "pairs_by_category": {c: by_category[c] for c in [*CATEGORIES, *unknown["label"]]},
+        "pairs_by_style": {s: by_style[s] for s in [*STYLES, *unknown["style"]]},
+        "unknown_labels": unknown["label"],
+        "unknown_styles": unknown["style"],
     }
 
 
