@@ -14,7 +14,33 @@ from whatifbench.models.base import Request
 from whatifbench.models.hf.loading import PLAIN_PROMPT_TYPES, Loaded
 
 TOKEN_KEYS = ("input_ids", "attention_mask", "token_type_ids", "mm_token_type_ids")
-"""Per-token inputs that grow when tokens are appended to an encoded prompt."""
+"""Per-token inputs known by name. Any other tensor the processor returns with one row per prompt
+and one column per token is per-token too (``per_token_keys``)."""
+
+
+def per_token_keys(inputs: dict[str, Any]) -> list[str]:
+    """Keys of the per-token tensors of an encoded batch: those of ``TOKEN_KEYS`` present and every
+    other 2-D tensor shaped like ``input_ids`` (batch, sequence), as newer processors add them
+    (transformers 5.24's ``mm_token_type_ids``)."""
+    ids = inputs["input_ids"]
+    return [key for key, value in inputs.items()
+            if key in TOKEN_KEYS or (getattr(value, "ndim", 0) == 2
+                                     and tuple(value.shape) == tuple(ids.shape))]
+
+
+def appended_value(loaded: Loaded, key: str, row: Any) -> int | None:
+    """The value a per-token input takes at a text token appended after a prompt whose values are
+    ``row`` (a 1-D tensor of that prompt's real tokens): ``None`` for ``input_ids`` (the tokens
+    themselves), 1 for the attention mask and for PaliGemma's ``token_type_ids`` (appended tokens
+    are the causal suffix, like generated ones), 0 (text) for other type ids, else the value of
+    the prompt's last token."""
+    if key == "input_ids":
+        return None
+    if key == "attention_mask" or (key == "token_type_ids" and loaded.model_type == "paligemma"):
+        return 1
+    if key in TOKEN_KEYS:
+        return 0
+    return int(row[-1]) if len(row) else 0
 
 
 @dataclass(frozen=True)
@@ -158,25 +184,21 @@ def load_images(paths: Sequence[str]) -> list[Image.Image]:
 
 
 def append_tokens(loaded: Loaded, inputs: dict[str, Any], ids: Sequence[int]) -> dict[str, Any]:
-    """``inputs`` with the same tokens appended to every row (attended; for PaliGemma marked as
-    the causal suffix, like generated tokens)."""
+    """``inputs`` with the same tokens appended to every row, every per-token tensor extended
+    (see ``appended_value``)."""
     import torch
 
     if not ids:
         return inputs
-    rows = inputs["input_ids"].shape[0]
-    new = torch.tensor([list(ids)] * rows, dtype=inputs["input_ids"].dtype,
-                       device=inputs["input_ids"].device)
-    fill = {"input_ids": None, "attention_mask": 1,
-            "token_type_ids": 1 if loaded.model_type == "paligemma" else 0,
-            "mm_token_type_ids": 0}
+    new = torch.tensor([list(ids)] * inputs["input_ids"].shape[0],
+                       dtype=inputs["input_ids"].dtype, device=inputs["input_ids"].device)
     out = dict(inputs)
-    for key in TOKEN_KEYS:
-        if key in inputs:
-            value = fill[key]
-            extra = new if value is None else torch.full_like(new, value,
-                                                              dtype=inputs[key].dtype)
-            out[key] = torch.cat([inputs[key], extra.to(inputs[key].device)], dim=1)
+    for key in per_token_keys(inputs):
+        value = inputs[key]
+        tails = [new[r] if (fill := appended_value(loaded, key, value[r])) is None
+                 else torch.full_like(new[r], fill, dtype=value.dtype)
+                 for r in range(len(new))]
+        out[key] = torch.cat([value, torch.stack(tails).to(value.device)], dim=1)
     return out
 
 

@@ -20,7 +20,14 @@ from typing import Any
 
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Request, Response
-from whatifbench.models.hf.inputs import TOKEN_KEYS, Prompt, append_tokens, encode, tail_ids
+from whatifbench.models.hf.inputs import (
+    Prompt,
+    append_tokens,
+    appended_value,
+    encode,
+    per_token_keys,
+    tail_ids,
+)
 from whatifbench.models.hf.loading import Loaded
 from whatifbench.models.hf.positions import Positions, family
 
@@ -51,10 +58,30 @@ def _keep_kwargs(model: Any, n: int) -> dict[str, Any]:
     return {"logits_to_keep": n} if "logits_to_keep" in params else {}
 
 
+CACHE_NAMES = ("cache", "past_key_values")
+"""The forward argument (and output field) holding the KV cache: ``cache`` from transformers
+5.24 on, ``past_key_values`` before."""
+
+
+def cache_argument(model: Any) -> str | None:
+    """The name under which the model's forward pass takes a KV cache to continue from, or
+    ``None`` when it cannot (BLIP-2/InstructBLIP, whose forward always starts from the image)."""
+    params = inspect.signature(model.forward).parameters
+    return next((name for name in CACHE_NAMES if name in params), None)
+
+
 def takes_cache(model: Any) -> bool:
-    """True when the model's forward pass continues from a KV cache (not BLIP-2/InstructBLIP,
-    whose forward always starts from the image)."""
-    return "past_key_values" in inspect.signature(model.forward).parameters
+    """True when the model's forward pass continues from a KV cache."""
+    return cache_argument(model) is not None
+
+
+def output_cache(out: Any) -> Any:
+    """The KV cache a forward pass returned (under either name)."""
+    for name in CACHE_NAMES:
+        value = getattr(out, name, None)
+        if value is not None:
+            return value
+    raise RuntimeError(f"{type(out).__name__} returned no KV cache although use_cache=True")
 
 
 def rank_batches(loaded: Loaded, prompts: Sequence[Prompt], size: int) -> Iterator[list[int]]:
@@ -106,12 +133,12 @@ def score_batch(loaded: Loaded, prompts: Sequence[Prompt],
         for start in range(0, len(multi), chunk):
             rows = multi[start:start + chunk]
             if cached:
-                tails = _continue(loaded, out.past_key_values, mask, positions, ids, rows)
+                tails = _continue(loaded, output_cache(out), mask, positions, ids, rows)
                 for (b, k), tail in zip(rows, tails, strict=True):
                     sums[b][k] += tail
             else:
-                for (b, k), total in zip(rows, _full_rows(loaded, inputs, ids, rows),
-                                         strict=True):
+                for (b, k), total in zip(rows, _full_rows(loaded, inputs, positions, ids,
+                                                          rows), strict=True):
                     sums[b][k] = total
     return [_response(s, t, n, p) for s, t, n, p in zip(sums, ids, lengths, prompts, strict=True)]
 
@@ -141,38 +168,47 @@ def _continue(loaded: Loaded, cache: Any, mask: Any, positions: Positions,
                          for b, k in rows], device=device)
     row_mask = torch.cat([mask.index_select(0, index),
                           torch.ones((len(rows), width), dtype=mask.dtype, device=device)], dim=1)
-    out = loaded.model(input_ids=feed, past_key_values=_select(cache, index),
-                       attention_mask=row_mask, use_cache=True,
+    cache_kwarg = {cache_argument(loaded.model) or "past_key_values": _select(cache, index)}
+    out = loaded.model(input_ids=feed, **cache_kwarg, attention_mask=row_mask, use_cache=True,
                        **positions.following(loaded.model, mask, index, width))
     logp = torch.log_softmax(out.logits.float(), dim=-1)
     return [sum(float(logp[r, j, tok]) for j, tok in enumerate(ids[b][k][1:]))
             for r, (b, k) in enumerate(rows)]
 
 
-def _full_rows(loaded: Loaded, inputs: dict[str, Any], ids: Sequence[Sequence[Sequence[int]]],
+def _full_rows(loaded: Loaded, inputs: dict[str, Any], positions: Positions,
+               ids: Sequence[Sequence[Sequence[int]]],
                rows: Sequence[tuple[int, int]]) -> list[float]:
     """Summed log-probabilities of the candidates ``rows`` from one padded pass over image +
-    prompt + candidate per row (left padding; for models that cannot continue from a cache)."""
+    prompt + candidate per row (left padding; for models that cannot continue from a cache).
+    Every per-token input is re-padded with the rows (``per_token_keys``)."""
     import torch
 
     mask = inputs["attention_mask"]
     device = mask.device
-    others = [k for k in TOKEN_KEYS if k in inputs and k not in ("input_ids", "attention_mask")]
-    if others:
-        raise ValueError(f"padded candidate rows cannot carry {others}")
-    seqs = [[*inputs["input_ids"][b][mask[b].bool()].tolist(), *ids[b][k]] for b, k in rows]
-    width = max(len(s) for s in seqs)
-    pad = loaded.tokenizer.pad_token_id or 0
-    feed = torch.tensor([[pad] * (width - len(s)) + s for s in seqs], device=device)
-    row_mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs],
-                            dtype=mask.dtype, device=device)
+    width = max(int(mask[b].sum()) + len(ids[b][k]) for b, k in rows)
+    feed: dict[str, Any] = {}
+    for key in per_token_keys(inputs):
+        value = inputs[key]
+        padded = []
+        for b, k in rows:
+            real = value[b][mask[b].bool()]
+            fill = appended_value(loaded, key, real)
+            tail = torch.tensor(ids[b][k] if fill is None else [fill] * len(ids[b][k]),
+                                dtype=value.dtype, device=device)
+            left = (loaded.tokenizer.pad_token_id or 0) if key == "input_ids" else 0
+            lead = torch.full((width - len(real) - len(tail),), left, dtype=value.dtype,
+                              device=device)
+            padded.append(torch.cat([lead, real, tail]))
+        feed[key] = torch.stack(padded)
     index = torch.tensor([b for b, _ in rows], device=device)
     batch = len(mask)
     extra = {key: value.index_select(0, index) for key, value in inputs.items()
-             if key not in TOKEN_KEYS and hasattr(value, "index_select") and value.ndim
+             if key not in feed and hasattr(value, "index_select") and value.ndim
              and value.shape[0] == batch}
     longest = max(len(ids[b][k]) for b, k in rows)
-    out = loaded.model(input_ids=feed, attention_mask=row_mask, use_cache=False, **extra,
+    out = loaded.model(**feed, use_cache=False, **extra,
+                       **positions.prompt(feed["attention_mask"]),
                        **_keep_kwargs(loaded.model, longest + 1))
     logp = torch.log_softmax(out.logits[:, -longest - 1:-1].float(), dim=-1)
     return [sum(float(logp[r, longest - len(ids[b][k]) + j, tok])
