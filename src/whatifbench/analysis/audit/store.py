@@ -1,0 +1,38 @@
+"""Where audit results are kept: one JSON file per dataset under ``$WHATIF_HOME/audit/``, keyed by
+the sha256 of the dataset's ``items.jsonl`` (the audit reads only the items: questions, options,
+answers, pairs and metadata) and the audit's version. ``whatif audit`` writes it; reports, which
+only read, show its blind accuracy as a reference row when it is there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from whatifbench.core.fsutil import dumps, write_text_atomic
+from whatifbench.runner.store import whatif_home
+
+AUDIT_VERSION = "1"
+"""Changes whenever what the audit computes changes, so older cached results are not read."""
+
+
+def audit_path(items_sha256: str) -> Path:
+    """The cache file of the audit of a dataset whose ``items.jsonl`` has this sha256."""
+    return whatif_home() / "audit" / f"{items_sha256}.v{AUDIT_VERSION}.json"
+
+
+def load_audit(items_sha256: str) -> dict[str, Any] | None:
+    """The cached audit (the object ``whatif audit --json`` prints), or ``None`` when the dataset
+    has not been audited by this version (or the file does not read as one)."""
+    try:
+        data = json.loads(audit_path(items_sha256).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("blind"), dict) else None
+
+
+def save_audit(items_sha256: str, result: dict[str, Any]) -> Path:
+    """Cache an audit result (atomically); returns the file written."""
+    path = audit_path(items_sha256)
+    write_text_atomic(path, dumps(result))
+    return path
