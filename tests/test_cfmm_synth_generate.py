@@ -68,7 +68,8 @@ def test_answers_are_recomputed_from_the_scenes(suite: Path) -> None:
     the stored answers are the programs' values on them."""
     items = {i.id: i for i in load_dataset(suite).items}
     for job in plan(PER, seed=0):
-        s = sample(job.template, job.changed, random.Random(job.pair_seed))
+        s = sample(job.template, job.changed, random.Random(job.pair_seed), job.design,
+                   job.answer, job.colors)
         basic, cf = items[f"{job.pair_id}-b"], items[f"{job.pair_id}-c"]
         assert render_png(s.draw.scene) == (suite / basic.images[0]).read_bytes()
         assert render_png(s.after) == (suite / cf.provenance["intervened_image"]).read_bytes()
@@ -104,7 +105,7 @@ def test_option_positions_and_changed_answers_are_dealt_exactly(suite: Path) -> 
         assert set(facts["templates"]) == set(TEMPLATES[category])
     assert card["generator"] == {"name": "cfmm-synthetic", "params": {
         "per_category": PER, "seed": 0, "answer_changed_percent": 80.0, "canvas": [448, 448],
-        "categories": list(CATEGORIES)}}
+        "categories": list(CATEGORIES), "design": "shortcut-free"}}
     assert card["seed"] == 0 and card["suite"] == "cfmm"
 
 

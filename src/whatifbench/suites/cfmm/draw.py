@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from whatifbench.models.builtin.text_prior import tokens
 from whatifbench.scenes.filters import scene_problems
@@ -77,6 +77,10 @@ class Draw:
     """Counts: each question's second option is its answer plus or minus one of these steps (a
     coin says which; never below zero), drawn for each question on its own (for the
     counterfactual one never twice the change of the answer)."""
+    offered: tuple[tuple[str, str], tuple[str, str]] | None = None
+    """The shortcut-free design: (answer, other option) of the basic and the counterfactual
+    question, planned before the scene (``scenes.options``); the programs must give these
+    answers."""
 
     def options(self, basic: str, cf: str, rng: random.Random
                 ) -> tuple[tuple[str, str], tuple[str, str]] | None:
@@ -86,6 +90,9 @@ class Draw:
         Without ``pair`` or ``steps`` both questions offer the basic and the counterfactual
         answer, or, when the answer does not change, the basic answer and ``distractor``.
         """
+        if self.offered is not None:
+            planned = self.offered[0][0], self.offered[1][0]
+            return self.offered if planned == (basic, cf) else None
         if self.steps:
             # A step of twice the change would put the second option as near to the basic
             # count as the answer: a model ignoring the premise would gain from the tie.
@@ -108,6 +115,24 @@ class Draw:
         subject = "it" if premise.about_subject else self.subject
         text = self.counterfactual.format(premise=premise.text, subject=subject)
         return text[0].upper() + text[1:]
+
+
+class Planned(Protocol):
+    """A shortcut-free plan of a two-way pair (yes/no, two shapes ...)."""
+
+    @property
+    def changed(self) -> bool:
+        """The premise changes the answer."""
+
+
+def two_way(fixed: Planned | None, now: tuple[str, str]
+            ) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """``Draw.offered`` of a plan whose two options are the same for both questions: ``now``
+    is (basic answer, other option); the counterfactual answer is the other option when the
+    premise changes the answer. ``None`` without a plan."""
+    if fixed is None:
+        return None
+    return now, (now[::-1] if fixed.changed else now)
 
 
 def _near(value: int, step: int, rng: random.Random) -> str:

@@ -19,7 +19,9 @@ from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
 from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
+from whatifbench.scenes.options import DESIGNS, check_design, deal
 from whatifbench.scenes.render import reuse_image_memory
+from whatifbench.suites.cfmm.design import deal_answers
 from whatifbench.suites.cfmm.layout import CANVAS
 from whatifbench.suites.cfmm.pairs import complete_pairs, pair_facts
 from whatifbench.suites.cfmm.synth import CATEGORIES, GENERATOR, TEMPLATES, VERSION, Job, build
@@ -34,28 +36,24 @@ def _rng(seed: int, *parts: object) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
-def _dealt(rng: random.Random, values: Sequence[Any], n: int) -> list[Any]:
-    """``n`` values cycling through ``values`` (as equal shares as ``n`` allows), shuffled."""
-    out = [values[i % len(values)] for i in range(n)]
-    rng.shuffle(out)
-    return out
-
-
-def plan(per_category: int, seed: int, changed_percent: float = DEFAULT_CHANGED) -> list[Job]:
+def plan(per_category: int, seed: int, changed_percent: float = DEFAULT_CHANGED,
+         design: str = "shortcut-free") -> list[Job]:
     """Every pair to make. Per category, the templates, which pairs change their answer
-    (exactly ``round(per_category × changed_percent / 100)``) and the correct option positions
-    (half A, half B per role) are dealt here, before any work is split."""
+    (exactly ``round(per_category × changed_percent / 100)``), the correct option positions
+    (half A, half B per role) and, for the shortcut-free design, the right answers
+    (``design.deal_answers``) are dealt here, before any work is split."""
     jobs = []
     for category in CATEGORIES:
         n_changed = round(per_category * changed_percent / 100)
         changed = [True] * n_changed + [False] * (per_category - n_changed)
         _rng(seed, category, "changed").shuffle(changed)
-        templates = _dealt(_rng(seed, category, "templates"), tuple(TEMPLATES[category]),
-                           per_category)
-        letters = [_dealt(_rng(seed, category, role), (0, 1), per_category)
+        templates = deal(_rng(seed, category, "templates"), tuple(TEMPLATES[category]),
+                         per_category)
+        letters = [deal(_rng(seed, category, role), (0, 1), per_category)
                    for role in ("basic", "counterfactual")]
-        jobs += [Job(category, i, seed, templates[i], changed[i], (letters[0][i], letters[1][i]))
-                 for i in range(per_category)]
+        answers, colors = deal_answers(templates, changed, _rng(seed, category, "answers"))
+        jobs += [Job(category, i, seed, templates[i], changed[i], (letters[0][i], letters[1][i]),
+                     design, answers[i], colors[i]) for i in range(per_category)]
     return jobs
 
 
@@ -116,12 +114,15 @@ class CfmmSyntheticGenerator:
     @staticmethod
     def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
-                 answer_changed: float = DEFAULT_CHANGED, executor: JobMap | None = None) -> Card:
+                 answer_changed: float = DEFAULT_CHANGED, design: str = "shortcut-free",
+                 executor: JobMap | None = None) -> Card:
         """Write ``5 × per_category`` pairs to ``out`` (one image, one intervened image and two
         items per pair). ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks;
         images come back to this process, which writes them) change only the speed;
         ``answer_changed`` is the percentage of pairs whose counterfactual answer differs from
-        the basic one."""
+        the basic one; ``design`` is ``shortcut-free`` (what the text shows and the answer
+        first, then the scene: see ``synth.PLANS``) or ``paper`` (generator 1.0's
+        distribution, with its text-only shortcuts)."""
         if per_category < 1:
             raise WhatifError(f"--per-category must be at least 1, got {per_category}.")
         if workers is not None and workers < 1:
@@ -129,7 +130,7 @@ class CfmmSyntheticGenerator:
         if not 0 <= answer_changed <= 100:
             raise WhatifError(f"--answer-changed must be a percentage from 0 to 100, got "
                               f"{answer_changed:g}.")
-        jobs = plan(per_category, seed, answer_changed)
+        jobs = plan(per_category, seed, answer_changed, check_design(design))
         with DatasetWriter(out, overwrite) as writer:
             items: list[Item] = []
             for built in parallel_map(build, jobs, workers or default_workers(), executor):
@@ -139,7 +140,7 @@ class CfmmSyntheticGenerator:
             writer.add_items(items)
             params = {"per_category": per_category, "seed": seed,
                       "answer_changed_percent": answer_changed, "canvas": [CANVAS, CANVAS],
-                      "categories": list(CATEGORIES)}
+                      "categories": list(CATEGORIES), "design": design}
             card = writer.finish(
                 name="cfmm-synthetic", suite="cfmm", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
@@ -148,7 +149,7 @@ class CfmmSyntheticGenerator:
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--per-category``, ``--seed``, ``--answer-changed``, ``--workers``."""
+        """``--per-category``, ``--seed``, ``--answer-changed``, ``--workers``, ``--design``."""
         parser.add_argument("--per-category", type=int, default=200, metavar="N",
                             help="pairs per category (default 200: 1,000 pairs, 2,000 items)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -158,6 +159,11 @@ class CfmmSyntheticGenerator:
                             f"basic one (default {DEFAULT_CHANGED:g})")
         parser.add_argument("--workers", type=int, metavar="N",
                             help="processes (default: all CPUs; the output does not change)")
+        parser.add_argument("--design", choices=DESIGNS, default="shortcut-free",
+                            help="shortcut-free (default): what the text shows and the answer "
+                            "are drawn before the scene, so that no text-only reader beats "
+                            "chance; paper: generator 1.0's distribution, text-only shortcuts "
+                            "included")
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -167,5 +173,5 @@ class CfmmSyntheticGenerator:
             CfmmSyntheticGenerator.generate(
                 args.out, per_category=args.per_category, seed=args.seed,
                 overwrite=args.overwrite, workers=args.workers,
-                answer_changed=args.answer_changed, executor=executor)
+                answer_changed=args.answer_changed, design=args.design, executor=executor)
         return 0

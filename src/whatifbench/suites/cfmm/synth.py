@@ -6,13 +6,15 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from whatifbench.core.item import Item
 from whatifbench.scenes.interventions import apply_all
 from whatifbench.scenes.model import Scene, SceneError
 from whatifbench.scenes.render import render_png
+from whatifbench.suites.cfmm.design import PLANS, SYMMETRIES, adjust
 from whatifbench.suites.cfmm.draw import Draw, Premise, pair_problems, scene_ok
 from whatifbench.suites.cfmm.pairs import ROLE_SUFFIX
 from whatifbench.suites.cfmm.tpl_color import color_extreme, color_match, color_swap
@@ -22,11 +24,14 @@ from whatifbench.suites.cfmm.tpl_shape import shape_aspect, shape_name, shape_po
 from whatifbench.suites.cfmm.tpl_size import size_which, size_yes_no
 
 GENERATOR = "cfmm-synthetic"
-VERSION = "1.0"
-"""Generator version: bump whenever the output for a given seed changes."""
+VERSION = "1.1"
+"""Generator version: bump whenever the output for a given seed changes (1.1: the default
+design is ``shortcut-free``)."""
 MAX_ATTEMPTS = 2000
+PLAN_ATTEMPTS = 300
+"""Scenes drawn for one shortcut-free plan before the plan is drawn again."""
 
-Template = Callable[[random.Random, bool], Draw | None]
+Template = Callable[..., Draw | None]
 TEMPLATES: dict[str, dict[str, Template]] = {
     "count": {"count-shapes": count_shapes, "count-colors": count_colors},
     "color": {"color-swap": color_swap, "color-match": color_match,
@@ -57,6 +62,12 @@ class Job:
     """Whether the premise must change the answer."""
     letters: tuple[int, int]
     """Correct option position (0 = A, 1 = B) of the basic and the counterfactual question."""
+    design: str = "shortcut-free"
+    """``paper`` or ``shortcut-free`` (``design``)."""
+    answer: int = 0
+    """Shortcut-free: index of the right basic option (dealt, ``design.deal_answers``)."""
+    colors: tuple[str, str] = ("", "")
+    """Shortcut-free colour templates: the dealt (right, other) colours."""
 
     @property
     def pair_id(self) -> str:
@@ -93,12 +104,56 @@ class Sample:
     """Draws until one passed."""
 
 
-def sample(template: str, changed: bool, rng: random.Random) -> Sample:
+def sample(template: str, changed: bool, rng: random.Random, design: str = "shortcut-free",
+           answer: int = 0, colors: tuple[str, str] = ("", "")) -> Sample:
     """Draw until a pair passes: the premise changes the answer (or not) as asked, every check
-    passes (``draw.pair_problems``)."""
+    passes (``draw.pair_problems``). In the shortcut-free design (``design``) a template with a
+    plan draws it first (the right basic option: index ``answer``) and keeps it while scenes
+    are drawn, a plan no scene fits in ``PLAN_ATTEMPTS`` draws being replaced by the next one;
+    a symmetric template's pair is turned into one with the dealt answer (and ``colors``)."""
     make = next(t[template] for t in TEMPLATES.values() if template in t)
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        draw = make(rng, changed)
+    free = design == "shortcut-free"
+    if free and template in PLANS:
+        while True:
+            fixed = PLANS[template](changed, rng, answer)
+            found = _search(partial(make, changed=changed, fixed=fixed), changed, rng,
+                            PLAN_ATTEMPTS)
+            if found is not None:
+                return found
+    matched = partial(_symmetric, template, answer, colors) if free and template in SYMMETRIES \
+        else None
+    found = _search(partial(make, changed=changed), changed, rng, MAX_ATTEMPTS, matched)
+    if found is None:
+        raise RuntimeError(f"no valid {template} pair after {MAX_ATTEMPTS} draws")
+    return found
+
+
+def _symmetric(template: str, answer: int, colors: tuple[str, str], s: Sample,
+               rng: random.Random) -> Sample | None:
+    """``s`` turned by the template's symmetry into the pair with the dealt answer (``None``
+    when the turned pair fails a check)."""
+    (b, other), (c, _) = s.options
+    found = adjust(template, s.draw.scene, s.draw.params, b, other, answer, colors, rng)
+    if found is None:
+        return s
+    scene, words = found
+    draw = replace(s.draw, scene=scene, distractor=words.get(s.draw.distractor,
+                                                             s.draw.distractor))
+    after = apply_all(scene, s.premise.interventions)
+    answers = str(draw.basic_program.execute(scene)), str(draw.cf_program.execute(after))
+    options = draw.options(*answers, rng)
+    if answers != (words.get(b, b), words.get(c, c)) or options is None or not scene_ok(draw) \
+            or pair_problems(draw, s.premise, after, answers, options):
+        return None
+    return Sample(draw, s.premise, after, answers, options, s.attempts)
+
+
+def _search(make: Callable[[random.Random], Draw | None], changed: bool, rng: random.Random,
+            attempts: int,
+            matched: Callable[[Sample, random.Random], Sample | None] | None = None
+            ) -> Sample | None:
+    for attempt in range(1, attempts + 1):
+        draw = make(rng)
         if draw is None or not scene_ok(draw):
             continue
         b = str(draw.basic_program.execute(draw.scene))
@@ -114,8 +169,11 @@ def sample(template: str, changed: bool, rng: random.Random) -> Sample:
                 continue
             options = draw.options(b, c, rng)
             if options is not None and not pair_problems(draw, premise, after, (b, c), options):
-                return Sample(draw, premise, after, (b, c), options, attempt)
-    raise RuntimeError(f"no valid {template} pair after {MAX_ATTEMPTS} draws")
+                drawn = Sample(draw, premise, after, (b, c), options, attempt)
+                found = drawn if matched is None else matched(drawn, rng)
+                if found is not None:
+                    return found
+    return None
 
 
 @dataclass(frozen=True)
@@ -136,7 +194,7 @@ def _choices(options: tuple[str, str], letter: int) -> tuple[str, str]:
 def build(job: Job) -> Built:
     """Make one image, its intervened scene and the two items."""
     rng = random.Random(job.pair_seed)
-    s = sample(job.template, job.changed, rng)
+    s = sample(job.template, job.changed, rng, job.design, job.answer, job.colors)
     draw, premise = s.draw, s.premise
     intervened = f"intervened/{job.name}"
     files = ((job.name, render_png(draw.scene)), (intervened, render_png(s.after)))

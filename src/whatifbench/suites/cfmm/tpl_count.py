@@ -9,14 +9,22 @@ larger as smaller. Each question's second option is its answer plus or minus 1 o
 added" (the larger option), nor the count seen in the image (the nearest option) picks the
 right one much more often than chance. The scene is then built to match; the programs
 recompute both answers.
+
+The shortcut-free design (``draw_plan``) goes further (``scenes.options``): the premise and
+everything it names come first, then two candidate (basic, counterfactual) answers bound as the
+premise binds them ("two more were added": counterfactual = basic + 2 for both), one or two
+apart, then the right one uniformly; each question's options are the candidates' values.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
+from functools import partial
 
 from whatifbench.scenes.interventions import Add, Intervention, Recolor, Remove
 from whatifbench.scenes.model import SceneObject
+from whatifbench.scenes.options import Candidates, candidates, matched, near_values
 from whatifbench.scenes.programs import Count
 from whatifbench.scenes.selectors import Take, Where
 from whatifbench.suites.cfmm.draw import Draw, Premise
@@ -68,15 +76,18 @@ def _added(rng: random.Random, shape: str, k: int, existing: list[SceneObject]
     return None if placed is None else tuple(Add(o) for o in placed)
 
 
-def count_shapes(rng: random.Random, changed: bool) -> Draw | None:
-    """"How many triangles are there?" — some added, removed, or others removed."""
-    b, c = plan(rng, changed)
-    target = rng.choice(SHAPES)
+def count_shapes(rng: random.Random, changed: bool, fixed: CountPlan | None = None
+                 ) -> Draw | None:
+    """"How many triangles are there?" — some added, removed, or others removed (``fixed``:
+    the shortcut-free plan; only what the text does not show is drawn)."""
+    b, c = plan(rng, changed) if fixed is None else fixed.candidates.right
+    target = rng.choice(SHAPES) if fixed is None else fixed.subject
     rest = [s for s in SHAPES if s != target]
     n_rest = rng.randint(2, 4)
-    kind = ("add" if c > b else rng.choice(("remove", "remove-color")) if c < b
+    kind = (fixed.kind if fixed is not None else "add" if c > b
+            else rng.choice(("remove", "remove-color")) if c < b
             else rng.choice(("add-other", "remove-color", "remove-other")))
-    color = rng.choice(COLORS)
+    color = rng.choice(COLORS) if fixed is None or not fixed.color else fixed.color
     non_color = [x for x in COLORS if x != color]
     if kind == "remove-color":
         hit = b - c  # targets painted in the removed colour
@@ -88,7 +99,11 @@ def count_shapes(rng: random.Random, changed: bool) -> Draw | None:
         t_colors = [rng.choice(COLORS) for _ in range(b)]
         r_colors = [rng.choice(COLORS) for _ in range(n_rest)]
     rng.shuffle(t_colors)
-    r_shapes = [rng.choice(rest) for _ in range(n_rest)]
+    if fixed is not None and kind == "remove-other":  # the premise names them
+        kept = [s for s in rest if s != fixed.other]
+        r_shapes = [fixed.other] * fixed.k + [rng.choice(kept) for _ in range(n_rest - fixed.k)]
+    else:
+        r_shapes = [rng.choice(rest) for _ in range(n_rest)]
     placed = place(rng, _objects(rng, "t", [target] * b, t_colors)
                    + _objects(rng, "o", r_shapes, r_colors))
     if placed is None:
@@ -118,8 +133,8 @@ def count_shapes(rng: random.Random, changed: bool) -> Draw | None:
                           f"There are {{b}} {what} and {why}, so {{c}} would be left.",
                           kind=kind)
     elif kind == "add-other":
-        k = rng.randint(1, 3)
-        other_shape = rng.choice(rest)
+        k = rng.randint(1, 3) if fixed is None else fixed.k
+        other_shape = rng.choice(rest) if fixed is None else fixed.other
         adds = _added(rng, other_shape, k, placed)
         if adds is None:
             return None
@@ -136,18 +151,21 @@ def count_shapes(rng: random.Random, changed: bool) -> Draw | None:
     return Draw("count-shapes", scene_of(placed), f"How many {what} are there?", Count(shape),
                 f"Counting the {what} gives {{b}}.",
                 f"If {{premise}}, how many {what} would there be?", "", Count(shape),
-                (premise,), "", {"shape": target, "kind": kind}, steps=STEPS)
+                (premise,), "", {"shape": target, "kind": kind}, steps=STEPS,
+                offered=None if fixed is None else fixed.offered())
 
 
-def count_colors(rng: random.Random, changed: bool) -> Draw | None:
-    """"How many red shapes are there?" — some repainted in or out of that colour."""
-    b, c = plan(rng, changed)
-    color = rng.choice(COLORS)
+def count_colors(rng: random.Random, changed: bool, fixed: CountPlan | None = None
+                 ) -> Draw | None:
+    """"How many red shapes are there?" — some repainted in or out of that colour
+    (``fixed``: the shortcut-free plan)."""
+    b, c = plan(rng, changed) if fixed is None else fixed.candidates.right
+    color = rng.choice(COLORS) if fixed is None else fixed.subject
     non_color = [x for x in COLORS if x != color]
-    painted = rng.choice(SHAPES)  # the shape the premise repaints
+    painted = rng.choice(SHAPES) if fixed is None else fixed.other  # the shape repainted
     rest = [s for s in SHAPES if s != painted]
     n_rest = rng.randint(2, 4)
-    new_color = rng.choice(non_color)
+    new_color = rng.choice(non_color) if fixed is None else fixed.color
     if c > b:
         kind, k = "paint-in", c - b
         hit = [solid(f"p{i}", painted, rng.choice(non_color), rng.uniform(*RADIUS))
@@ -164,7 +182,7 @@ def count_colors(rng: random.Random, changed: bool) -> Draw | None:
         step = Recolor(Where(shape=painted, color=color), new_color)
         why = f"{number_word(k)} of them would become {new_color}, leaving {{c}}"
     else:
-        kind, k = "paint-other", rng.randint(1, 2)
+        kind, k = "paint-other", rng.randint(1, 2) if fixed is None else fixed.k
         keep = [x for x in non_color if x != new_color]
         hit = _objects(rng, "p", [painted] * k, [rng.choice(keep) for _ in range(k)])
         colored = _objects(rng, "t", [rng.choice(rest) for _ in range(b)], [color] * b)
@@ -181,4 +199,81 @@ def count_colors(rng: random.Random, changed: bool) -> Draw | None:
     return Draw("count-colors", scene_of(placed), f"How many {color} shapes are there?", count,
                 f"Counting the {color} shapes gives {{b}}.",
                 f"If {{premise}}, how many {color} shapes would there be?", "", count,
-                (premise,), "", {"color": color, "kind": kind}, steps=STEPS)
+                (premise,), "", {"color": color, "kind": kind}, steps=STEPS,
+                offered=None if fixed is None else fixed.offered())
+
+
+@dataclass(frozen=True)
+class CountPlan:
+    """What a shortcut-free count pair is built to ask: the premise and two candidates."""
+
+    kind: str
+    """Premise kind (``add``, ``remove``, ``remove-color``, ``add-other``, ``remove-other``;
+    ``paint-in``, ``paint-out``, ``paint-other``)."""
+    subject: str
+    """The shape (count-shapes) or colour (count-colors) the questions count."""
+    k: int
+    """Objects the premise adds, removes or repaints (shown as a number or by the noun's
+    number); remove-other: objects of the removed shape; else 0."""
+    other: str
+    """The other shape the premise names (added, removed, repainted), else ``""``."""
+    color: str
+    """The colour the premise names (removed, or painted to), else ``""``."""
+    candidates: Candidates[tuple[int, int]]
+    """Two (basic, counterfactual) candidates, one of them right."""
+
+    def offered(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """(answer, other option) of both questions."""
+        (b, c), [(ob, oc)] = self.candidates.right, self.candidates.others()
+        return (str(b), str(ob)), (str(c), str(oc))
+
+
+KINDS = {("count-shapes", True): ("add", "remove", "remove-color"),
+         ("count-shapes", False): ("add-other", "remove-color", "remove-other"),
+         ("count-colors", True): ("paint-in", "paint-out"),
+         ("count-colors", False): ("paint-other",)}
+"""Premise kinds of the shortcut-free design, drawn uniformly, by (template, answer changes)."""
+SHIFT = {"add": 1, "paint-in": 1, "remove": -1, "paint-out": -1}
+"""Kinds that change every candidate by the same (shown) number of objects."""
+GAPS = (1, 2)
+"""How far apart the two candidates of a question are."""
+
+
+def _rows(kind: str, changed: bool, k: int, rng: random.Random
+          ) -> list[tuple[int, int]] | None:
+    low, high = COUNTS
+    if kind in SHIFT:  # counterfactual = basic ± k for both; never k (the premise may say it)
+        d = SHIFT[kind] * k
+        basic = near_values(rng, max(low, low - d), min(high, high - d), 2, GAPS,
+                            exclude=(k - d,))
+        return None if basic is None else [(v, v + d) for v in basic]
+    if kind == "remove-color" and changed:  # fewer left, by a number the text does not show
+        basic = near_values(rng, low + 1, high, 2, GAPS)
+        cf = near_values(rng, low, high - 1, 2, GAPS)
+        return None if basic is None or cf is None else matched(rng, basic, cf,
+                                                                lambda x, y: y < x)
+    # unchanged counts; add-other names its k, which no option may equal
+    basic = near_values(rng, low, high, 2, GAPS, exclude=(k,) if kind == "add-other" else ())
+    return None if basic is None else [(v, v) for v in basic]
+
+
+def draw_plan(template: str, changed: bool, rng: random.Random, answer: int | None = None
+              ) -> CountPlan:
+    """The shortcut-free plan: premise kind and what it names, then the candidates (by basic
+    count, ascending) and the right one (``answer``: its index, dealt; else a coin)."""
+    while True:
+        kind = rng.choice(KINDS[template, changed])
+        subject = rng.choice(SHAPES if template == "count-shapes" else COLORS)
+        k = rng.randint(1, 2) if kind in ("paint-other", "remove-other") else rng.randint(1, 3)
+        other = color = ""
+        if template == "count-colors":
+            other = rng.choice(SHAPES)
+            color = rng.choice([x for x in COLORS if x != subject])
+        elif kind in ("add-other", "remove-other"):
+            other = rng.choice([s for s in SHAPES if s != subject])
+        elif kind == "remove-color":
+            color = rng.choice(COLORS)
+        found = candidates(rng, partial(_rows, kind, changed, k), answer)
+        if found is not None:
+            return CountPlan(kind, subject, k if kind not in ("remove-color",) else 0, other,
+                             color, found)

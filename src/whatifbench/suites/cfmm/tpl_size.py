@@ -11,6 +11,14 @@ A resize names a direction ("twice as big"), and when it flips the answer the an
 that direction. So that the wording does not give the answer away, resizes that flip the answer
 ("resize") are about as frequent, at the default 80 % answer-changed share, as resizes in the
 same direction that are too small to flip it ("resize-against").
+
+The shortcut-free design (``draw_plan``) fixes first what the text shows (the shapes named,
+the word, the premise) and which object is larger (a coin), then redraws only sizes and
+places until every check passes: no shape is then more often the larger one because the
+checks reject it more often in some role. A resize that would flip the comparison names its
+direction ("half as big" only ever makes the larger one smaller), so resizes of an asked
+object appear only where the answer stays: shrinking the smaller, or the larger too little
+("resize-kept"), both equally likely whatever the answer.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.programs import Larger, Program
 from whatifbench.scenes.selectors import Where
 from whatifbench.scenes.verbal import LargerOne, MatchSize, SwapSizes, YesNo, one, size_problems
-from whatifbench.suites.cfmm.draw import Draw, Premise
+from whatifbench.suites.cfmm.draw import Draw, Premise, two_way
 from whatifbench.suites.cfmm.layout import COLORS, distinct, place, scene_of, solid
 
 SHAPES = ("circle", "square", "triangle", "hexagon", "diamond")
@@ -70,8 +78,8 @@ def _log_uniform(rng: random.Random, low: float, high: float) -> float:
     return math.exp(rng.uniform(math.log(low), math.log(high)))
 
 
-def _clear(rng: random.Random, larger: bool) -> float:
-    r = _log_uniform(rng, MARGIN, 3.0)
+def _clear(rng: random.Random, larger: bool, high: float = 3.0) -> float:
+    r = _log_uniform(rng, MARGIN, high)
     return r if larger else 1 / r
 
 
@@ -109,10 +117,13 @@ def _sized(shape: str, ratio: float, ref_shape: str, ref: float) -> float:
     return math.sqrt(ratio * _unit_area(ref_shape) / _unit_area(shape)) * ref
 
 
-def _objects(rng: random.Random, p: Plan) -> list[SceneObject] | None:
+def _objects(rng: random.Random, p: Plan, named: tuple[str, ...] = ()
+             ) -> list[SceneObject] | None:
     """A (o1), the reference B (o2), a third object C (o3), sometimes a fourth; A keeps room
-    for the size the premise gives it."""
-    shapes = distinct(rng, SHAPES, rng.randint(3, 4))
+    for the size the premise gives it. ``named``: the shapes of A, B, C (shortcut-free)."""
+    count = rng.randint(3, 4)
+    shapes = (distinct(rng, SHAPES, count) if not named
+              else [*named, *distinct(rng, SHAPES, count - 3, named)])
     ref = rng.uniform(*REFERENCE)
     sizes = [_sized(shapes[0], p.ratio, shapes[1], ref), ref]
     sizes += [_sized(shapes[2], p.third, shapes[1], ref) if p.third else rng.uniform(*REFERENCE)]
@@ -122,7 +133,8 @@ def _objects(rng: random.Random, p: Plan) -> list[SceneObject] | None:
     objects = [solid(f"o{i}", shape, rng.choice(COLORS), size)
                for i, (shape, size) in enumerate(zip(shapes, sizes, strict=True), start=1)]
     grow = {"swap-sizes": 1 / p.ratio, "match-size": p.third / p.ratio,
-            "resize": p.factor ** 2, "resize-against": p.factor ** 2}.get(p.kind, 1.0)
+            "resize": p.factor ** 2, "resize-against": p.factor ** 2,
+            "resize-kept": p.factor ** 2}.get(p.kind, 1.0)
     room = {"o1": objects[0].size * max(1.0, math.sqrt(grow)) * 1.05,
             "o2": objects[1].size * max(1.0, math.sqrt(p.ratio)) * 1.05}
     if p.kind == "resize-other":
@@ -155,7 +167,7 @@ def _premise(p: Plan, a: SceneObject, b: SceneObject, c: SceneObject, tail: str)
     if p.kind == "resize-other":
         why = f"Resizing the {c.shape} changes neither the {a.shape} nor the {b.shape}{tail}"
     else:
-        still = "still " if p.kind == "resize-against" else ""
+        still = "still " if p.kind in ("resize-against", "resize-kept") else ""
         why = (f"{word[0].upper()}{word[1:]} as big, the {a.shape} would {still}be "
                f"{then if p.kind == 'resize' else now} than the {b.shape}{tail}")
     return Premise(f"the {target.shape} were {word} as big", steps, why,
@@ -171,10 +183,10 @@ def _checks(a: SceneObject, b: SceneObject) -> Callable[[Scene], list[str]]:
     return check
 
 
-def _setup(rng: random.Random, changed: bool, kinds: dict[str, float] | None = None
-           ) -> tuple[Plan, list[SceneObject]] | None:
-    p = plan(rng, changed, kinds)
-    objects = _objects(rng, p)
+def _setup(rng: random.Random, changed: bool, kinds: dict[str, float] | None = None,
+           fixed: SizePlan | None = None) -> tuple[Plan, list[SceneObject]] | None:
+    p = plan(rng, changed, kinds) if fixed is None else fixed.sizes(rng)
+    objects = _objects(rng, p, () if fixed is None else fixed.shapes)
     return None if objects is None else (p, objects)
 
 
@@ -183,15 +195,16 @@ def _params(p: Plan, word: str) -> dict[str, object]:
             "area_ratio": round(p.ratio, 3)}
 
 
-def size_yes_no(rng: random.Random, changed: bool) -> Draw | None:
+def size_yes_no(rng: random.Random, changed: bool, fixed: SizePlan | None = None
+                ) -> Draw | None:
     """"Is the square larger than the circle?" — if they swapped sizes, if the square were as
-    big as the hexagon, or three times as big."""
-    setup = _setup(rng, changed)
+    big as the hexagon, or three times as big (``fixed``: the shortcut-free plan)."""
+    setup = _setup(rng, changed, fixed=fixed)
     if setup is None:
         return None
     p, objects = setup
     a, b, c = objects[:3]
-    word = rng.choice(WORDS)
+    word = rng.choice(WORDS) if fixed is None else fixed.word
     sa, sb = Where(shape=a.shape), Where(shape=b.shape)
     program: Program = YesNo(Larger(sb, sa) if word == "smaller" else Larger(sa, sb))
     yes_now = p.larger == (word != "smaller")
@@ -199,20 +212,24 @@ def size_yes_no(rng: random.Random, changed: bool) -> Draw | None:
                 program, f"The {a.shape} is {'larger' if p.larger else 'smaller'} than the "
                 f"{b.shape}: {{b}}.", f"If {{premise}}, would {{subject}} be {word} than the "
                 f"{b.shape}?", f"the {a.shape}", program, (_premise(p, a, b, c, ": {c}."),),
-                "no" if yes_now else "yes", _params(p, word), _checks(a, b))
+                "no" if yes_now else "yes", _params(p, word), _checks(a, b),
+                offered=two_way(fixed, ("yes", "no") if yes_now else ("no", "yes")))
 
 
-def size_which(rng: random.Random, changed: bool) -> Draw | None:
+def size_which(rng: random.Random, changed: bool, fixed: SizePlan | None = None
+               ) -> Draw | None:
     """"Which is larger, the square or the circle?" — if they swapped sizes, or a third object
-    were resized (a premise naming only one of the two options would single it out)."""
-    setup = _setup(rng, changed, WHICH_KINDS[changed])
+    were resized (a premise naming only one of the two options would single it out;
+    ``fixed``: the shortcut-free plan)."""
+    setup = _setup(rng, changed, WHICH_KINDS[changed], fixed)
     if setup is None:
         return None
     p, objects = setup
     a, b, c = objects[:3]
-    word = rng.choice(WORDS)
+    word = rng.choice(WORDS) if fixed is None else fixed.word
     program = LargerOne(Where(shape=a.shape), Where(shape=b.shape), smaller=word == "smaller")
-    first, second = (a, b) if rng.random() < 0.5 else (b, a)
+    a_first = rng.random() < 0.5 if fixed is None else fixed.a_first
+    first, second = (a, b) if a_first else (b, a)
     pair = f"the {first.shape} or the {second.shape}"
     a_now = p.larger == (word != "smaller")
     premise = _premise(p, a, b, c, f", so the {word} one would be the {{c}}.")
@@ -220,4 +237,75 @@ def size_which(rng: random.Random, changed: bool) -> Draw | None:
                 f"The {a.shape} is {'larger' if p.larger else 'smaller'} than the {b.shape}, "
                 f"so the {word} one is the {{b}}.", f"If {{premise}}, which would be {word}, "
                 f"{pair}?", "", program, (premise,), b.shape if a_now else a.shape,
-                _params(p, word), _checks(a, b))
+                _params(p, word), _checks(a, b),
+                offered=two_way(fixed, (a.shape, b.shape) if a_now else (b.shape, a.shape)))
+
+
+
+SF_KINDS = {("size-yes-no", True): {"swap-sizes": 0.5, "match-size": 0.5},
+            ("size-yes-no", False): {"resize-kept": 0.4, "match-size": 0.3,
+                                     "resize-other": 0.3},
+            ("size-which", True): {"swap-sizes": 1.0},
+            ("size-which", False): {"resize-other": 1.0}}
+"""Premise kinds of the shortcut-free design, by (template, answer changes)."""
+SF_RATIO = 5.0
+"""Largest area ratio of the shortcut-free design (some shapes need a clear lead for both
+readings of "swapped sizes" to agree; with the paper's 3.0 those pairs would be drawn again,
+which would make the other shapes more often the larger one)."""
+KEPT_FACTORS = (2 / 3, 1.5)
+"""``resize-kept`` factors: small enough that the larger object can be large enough not to
+flip whichever way the resize goes ("half as big" would ask for areas five times apart)."""
+UNEVEN = ({"circle", "diamond"}, {"square", "diamond"}, {"square", "triangle"})
+"""Shape pairs the shortcut-free design does not compare: the first (second) could be the
+larger one in both readings of "swapped sizes" (area, extent) only with areas more than five
+times apart, so it would almost never be the larger one."""
+
+
+@dataclass(frozen=True)
+class SizePlan:
+    """What a shortcut-free size pair is built to ask (sizes are drawn per attempt)."""
+
+    larger: bool
+    """The right answer: A is larger than B (a coin)."""
+    kind: str
+    """Premise kind (``SF_KINDS``)."""
+    factor: float
+    """Resize factor (``resize-kept``, ``resize-other``), else 1."""
+    shapes: tuple[str, str, str]
+    """A, B and the third object C."""
+    word: str
+    """``larger``, ``bigger`` or ``smaller``."""
+    a_first: bool
+    """size-which: A is named first."""
+    changed: bool
+    """The premise changes the answer."""
+
+    def sizes(self, rng: random.Random) -> Plan:
+        """Area ratios for one attempt, giving the planned answers."""
+        ratio, third = _clear(rng, self.larger, SF_RATIO), 0.0
+        if self.kind == "match-size":  # C on the other side of B (changed) or the same side
+            third = _clear(rng, self.larger != self.changed, SF_RATIO)
+        elif self.kind == "resize-kept" and (self.factor < 1) == self.larger:
+            edge = (MARGIN / self.factor ** 2 if self.larger
+                    else 1 / (MARGIN * self.factor ** 2))  # too little to flip
+            ratio = edge * _log_uniform(rng, 1.0, 1.5) ** (1 if self.larger else -1)
+        return Plan(self.larger, self.kind, self.factor, ratio, third)
+
+
+def draw_plan(template: str, changed: bool, rng: random.Random, answer: int | None = None
+              ) -> SizePlan:
+    """The shortcut-free plan of a size pair; ``answer`` (dealt, else a coin) picks the right
+    basic option: 0 = yes (size-yes-no), the object named first (size-which)."""
+    kind = _pick(rng, SF_KINDS[template, changed])
+    factor = (rng.choice(KEPT_FACTORS) if kind == "resize-kept"
+              else rng.choice(tuple(FACTORS)) if kind == "resize-other" else 1.0)
+    while True:
+        a, b, c = distinct(rng, SHAPES, 3)
+        if {a, b} not in UNEVEN:
+            break
+    word, a_first = rng.choice(WORDS), rng.random() < 0.5
+    first = (rng.random() < 0.5) if answer is None else answer == 0
+    # yes (or: A named first is right) <=> A is the `word` one <=> larger == (word != smaller)
+    a_right = first if template == "size-yes-no" else first == a_first
+    larger = a_right == (word != "smaller")
+    return SizePlan(larger, kind, factor, (a, b, c), word, a_first, changed)

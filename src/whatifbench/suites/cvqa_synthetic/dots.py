@@ -72,6 +72,76 @@ def counts(template: int, radii: list[int], rng: random.Random) -> list[int] | N
     return None
 
 
+def planned_counts(template: int, circles: list[tuple[int, int, int]], answers: tuple[int, int],
+                   rng: random.Random) -> list[int] | None:
+    """Dots per circle giving exactly ``answers`` (original, counterfactual) on these circles
+    (``None`` when they cannot: too small, or template 5's cuts do not allow it). Template 4
+    counts the original only (the premise removes N of them)."""
+    caps = [capacity(r) for _, _, r in circles]
+    orig, cf = answers
+    if template == 4:
+        slots = [i for i, c in enumerate(caps) for _ in range(c)]
+        if orig > len(slots):
+            return None
+        out = [0] * len(circles)
+        for i in rng.sample(slots, orig):
+            out[i] += 1
+        return out
+    if template == 6:  # the most (unique), the second most, the rest no more than the second
+        wanted = [orig, cf, *(rng.randint(0, cf) for _ in range(len(circles) - 2))]
+        for _ in range(20):
+            rng.shuffle(wanted)
+            if all(n <= c for n, c in zip(wanted, caps, strict=True)):
+                return wanted
+        return None
+    return _top_right_counts(circles, caps, orig, cf, rng)
+
+
+def _top_right_counts(circles: list[tuple[int, int, int]], caps: list[int], orig: int, cf: int,
+                      rng: random.Random) -> list[int] | None:
+    """Template 5: 1 … 7 dots per circle (at most its capacity) with ``orig`` dots in the top
+    three circles and ``cf`` in the top three once the two rightmost are removed."""
+    top, right = _cut(circles, 1, 3, 1), _cut(circles, 0, 2, -1)
+    if top is None or right is None:
+        return None
+    rest = [i for i in range(len(circles)) if i not in right]
+    top_rest = _cut([circles[i] for i in rest], 1, 3, 1)
+    if top_rest is None:
+        return None
+    after = {rest[k] for k in top_rest}
+    kept, gone, new = sorted(top & after), sorted(top - after), sorted(after - top)
+    high = [min(7, c) for c in caps]
+    if min(high) < 1:
+        return None
+
+    def reach(group: list[int]) -> tuple[int, int]:
+        return len(group), sum(high[i] for i in group)
+
+    (k_lo, k_hi), (g_lo, g_hi), (n_lo, n_hi) = reach(kept), reach(gone), reach(new)
+    lows = max(k_lo, orig - g_hi, cf - n_hi)
+    highs = min(k_hi, orig - g_lo, cf - n_lo)
+    if lows > highs:
+        return None
+    k = rng.randint(lows, highs)
+    out = [rng.randint(1, high[i]) for i in range(len(circles))]
+    for group, total in ((kept, k), (gone, orig - k), (new, cf - k)):
+        out = _spread(group, total, high, out, rng)
+    return out
+
+
+def _spread(group: list[int], total: int, high: list[int], out: list[int],
+            rng: random.Random) -> list[int]:
+    """``out`` with ``total`` dots spread at random over the circles of ``group`` (1 … ``high``
+    each; the caller has checked that ``total`` fits)."""
+    out = list(out)
+    for i in group:
+        out[i] = 1
+    for _ in range(total - len(group)):
+        room = [i for i in group if out[i] < high[i]]
+        out[rng.choice(room)] += 1
+    return out
+
+
 def _dots(rng: random.Random, x: int, y: int, r: int, n: int) -> list[tuple[int, int]]:
     """``n`` dot centres inside the circle, apart from each other (fewer if it is too full)."""
     reach = r - LINE - DOT_MARGIN - DOT_RADIUS
@@ -136,16 +206,20 @@ def top_right_answers(circles: list[tuple[int, int, int]],
     return sum(want[i] for i in top), sum(want[rest[k]] for k in top_rest)
 
 
-def dot_scene(template: int, rng: random.Random) -> Scene:
-    """A dot scene for template 4–6."""
+def dot_scene(template: int, rng: random.Random,
+              answers: tuple[int, int] | None = None) -> Scene:
+    """A dot scene for template 4–6; with ``answers`` (the shortcut-free design), one whose
+    programs give these (original, counterfactual) answers."""
     while True:
         circles = _circles(rng)
         if template == 5 and not top_right_ok(circles):
             continue
-        want = counts(template, [r for _, _, r in circles], rng)
+        radii = [r for _, _, r in circles]
+        want = (counts(template, radii, rng) if answers is None
+                else planned_counts(template, circles, answers, rng))
         if want is None:
             continue
-        if template == 5:  # skip counts whose answers would be rejected
+        if template == 5 and answers is None:  # skip counts whose answers would be rejected
             (o_lo, o_hi), (c_lo, c_hi) = RANGES[5]
             found = top_right_answers(circles, want)
             if found is None or not (o_lo <= found[0] <= o_hi and c_lo <= found[1] <= c_hi) \

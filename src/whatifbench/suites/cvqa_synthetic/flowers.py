@@ -202,9 +202,26 @@ def _pack(candidates: list[tuple[int, int, int]], need: int,
     return mine
 
 
-def flower_scene(template: int, rng: random.Random) -> tuple[Scene, str, str]:
-    """A flower scene for template 1–3 and the (asked, other) polygon colours."""
-    want = quotas(template, rng)
+def planned_quotas(template: int, answers: tuple[int, int], rng: random.Random
+                   ) -> dict[str, int]:
+    """Flowers per region giving exactly ``answers`` (original, counterfactual); the regions
+    the answers do not fix are drawn as in ``quotas``. Template 2 fixes the original only (its
+    premise removes N of those flowers)."""
+    orig, cf = answers
+    if template == 1:  # original = B + 0, counterfactual = 0
+        return {"A": rng.randint(1, 6), "AB": rng.randint(1, 6), "B": orig - cf, "0": cf}
+    if template == 2:
+        both = rng.randint(max(1, orig - 12), min(orig - 1, 11))
+        return {"A": orig - both, "AB": both, "B": rng.randint(1, 6), "0": rng.randint(1, 6)}
+    # template 3: original = A + AB, counterfactual = A
+    return {"A": cf, "AB": orig - cf, "B": rng.randint(0, 6), "0": rng.randint(1, 6)}
+
+
+def flower_scene(template: int, rng: random.Random, answers: tuple[int, int] | None = None
+                 ) -> tuple[Scene, str, str]:
+    """A flower scene for template 1–3 and the (asked, other) polygon colours; with
+    ``answers`` (the shortcut-free design), one whose programs give these answers."""
+    want = quotas(template, rng) if answers is None else planned_quotas(template, answers, rng)
     while True:
         p1, p2 = _polygons(rng)
         asked = rng.randrange(2)

@@ -21,6 +21,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
+from whatifbench.scenes.options import DESIGNS, check_design
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
@@ -35,20 +36,22 @@ RAY_SPLIT = 8
 
 
 def plan(per_template: int, seed: int, intervened: bool = False,
-         balanced_values: bool = False) -> list[Job]:
+         balanced_values: bool = False, design: str = "paper") -> list[Job]:
     """Every image to make, numbered as the release (template k after templates 1 … k−1).
 
     The correct letters are dealt here, balanced per template and role, so that they do not
-    depend on how the work is split between processes.
+    depend on how the work is split between processes; so are, for the shortcut-free design,
+    the right candidates' ranks among the original options.
     """
     jobs = []
     for template in TEMPLATES:
         letters = [balanced_letters(per_template, random.Random(_seed(seed, template, role)))
                    for role in ROLES]
+        ranks = balanced_letters(per_template, random.Random(_seed(seed, template, "rank")))
         for index in range(per_template):
             number = (template - 1) * per_template + index + 1
             jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
-                            intervened, balanced_values))
+                            intervened, balanced_values, design, ranks[index]))
     return jobs
 
 
@@ -169,20 +172,28 @@ class CvqaSyntheticGenerator:
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
                  intervened: bool = False, balanced_values: bool = False,
-                 executor: JobMap | None = None, progress: bool = False) -> Card:
+                 design: str = "paper", executor: JobMap | None = None,
+                 progress: bool = False) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
         ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks; images come back
         to this process, which writes them) change only the speed, never the output;
         ``intervened`` also renders each counterfactual scene (``images/intervened/``);
         ``balanced_values`` removes the release's value-rank shortcut (see ``make_options``);
+        ``design`` is ``paper`` (the release's distribution, its text-only shortcuts included)
+        or ``shortcut-free`` (options drawn first, then the answer, then the scene: see
+        ``planned``);
         ``progress`` shows a bar of images drawn on stderr (on a terminal).
         """
         if per_template < 1:
             raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
         if workers is not None and workers < 1:
             raise WhatifError(f"--workers must be at least 1, got {workers}.")
-        jobs = plan(per_template, seed, intervened, balanced_values)
+        if check_design(design) == "shortcut-free" and balanced_values:
+            raise WhatifError("--balanced-values changes only the paper design's distractors; "
+                              "--design shortcut-free already balances the options: drop one "
+                              "of the two.")
+        jobs = plan(per_template, seed, intervened, balanced_values, design)
         with DatasetWriter(out, overwrite) as writer, _collector_paused():
             tally = Tally()
             from tqdm import tqdm
@@ -197,7 +208,8 @@ class CvqaSyntheticGenerator:
                 bar.update(1)
             bar.close()
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
-                      "intervened_images": intervened, "balanced_values": balanced_values}
+                      "intervened_images": intervened, "balanced_values": balanced_values,
+                      "design": design}
             card = writer.finish(
                 name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
@@ -207,7 +219,7 @@ class CvqaSyntheticGenerator:
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """``--per-template``, ``--seed``, ``--workers``, ``--intervened-images``,
-        ``--balanced-values``."""
+        ``--balanced-values``, ``--design``."""
         parser.add_argument("--per-template", type=int, default=500, metavar="N",
                             help="images per template (default 500, as the release)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -218,6 +230,10 @@ class CvqaSyntheticGenerator:
         parser.add_argument("--balanced-values", action="store_true",
                             help="draw distractors so that the correct value is not most often "
                             "the second smallest option (the release's text-only shortcut)")
+        parser.add_argument("--design", choices=DESIGNS, default="paper",
+                            help="paper (default): the release's distribution, text-only "
+                            "shortcuts included; shortcut-free: options first, then the answer, "
+                            "then the scene, so that no text-only reader beats chance")
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -227,5 +243,5 @@ class CvqaSyntheticGenerator:
             CvqaSyntheticGenerator.generate(
                 args.out, per_template=args.per_template, seed=args.seed,
                 overwrite=args.overwrite, workers=args.workers, intervened=args.intervened_images,
-                balanced_values=args.balanced_values, executor=executor)
+                balanced_values=args.balanced_values, design=args.design, executor=executor)
         return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import re
 
+from whatifbench.scenes.options import deal
+
 LETTERS = "ABCD"
 DISTRACTOR_SPAN = (-5, 6)
 """Distractors lie within these offsets of the correct value (as in the release)."""
@@ -42,6 +44,4 @@ def options_text(options: tuple[int, ...] | tuple[str, ...]) -> str:
 
 def balanced_letters(n: int, rng: random.Random) -> list[int]:
     """``n`` letter positions, each used ``n // 4`` or ``n // 4 + 1`` times, shuffled."""
-    letters = [i % 4 for i in range(n)]
-    rng.shuffle(letters)
-    return letters
+    return deal(rng, range(4), n)

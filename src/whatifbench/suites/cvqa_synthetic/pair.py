@@ -13,12 +13,14 @@ from PIL import Image
 from whatifbench.core.item import Item
 from whatifbench.scenes.filters import leaks, scene_problems
 from whatifbench.scenes.model import Scene
+from whatifbench.scenes.options import arrange
 from whatifbench.scenes.programs import Program
 from whatifbench.scenes.render import encode_png, render
 from whatifbench.suites.cvqa_synthetic.dots import dot_scene
 from whatifbench.suites.cvqa_synthetic.flowers import flower_scene
 from whatifbench.suites.cvqa_synthetic.identity import GENERATOR, VERSION
 from whatifbench.suites.cvqa_synthetic.options import make_options, options_text
+from whatifbench.suites.cvqa_synthetic.planned import Plan, draw_plan
 from whatifbench.suites.cvqa_synthetic.templates import (
     DOTS_IN_CIRCLES,
     FLOWER_TEMPLATES,
@@ -36,6 +38,8 @@ from whatifbench.suites.cvqa_synthetic.templates import (
 )
 
 MAX_ATTEMPTS = 500
+PLAN_ATTEMPTS = 200
+"""Scenes drawn for one shortcut-free plan before the plan is drawn again."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,10 @@ class Job:
     """Also render the intervened scene (``images/intervened/<name>``)."""
     balanced_values: bool = False
     """Draw distractors so that the correct value's rank among the options is uniform."""
+    design: str = "paper"
+    """``paper`` (the release's distribution) or ``shortcut-free`` (``planned``)."""
+    answer: int = 0
+    """Shortcut-free: the right candidate's rank among the original options (dealt)."""
 
     @property
     def name(self) -> str:
@@ -85,41 +93,71 @@ class Sample:
     """Flower templates: the colour of the polygon the question does not name."""
     attempts: int
     """How many scenes were drawn until one passed every check."""
+    plan: Plan | None = None
+    """The shortcut-free plan the scene was built for (its options), else ``None``."""
 
 
-def sample(template: int, rng: random.Random) -> Sample:
-    """Draw scenes until one passes the range, change, leakage and ambiguity checks."""
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        scene, instance, other = _draw(template, rng)
+class NoScene(RuntimeError):
+    """No valid scene came up in the attempts allowed."""
+
+
+def sample(template: int, rng: random.Random, plan: Plan | None = None,
+           attempts: int = MAX_ATTEMPTS) -> Sample:
+    """Draw scenes until one passes the range, change, leakage and ambiguity checks; with a
+    ``plan``, scenes built for its answers (only what the text does not show is redrawn).
+    Raises ``NoScene`` after ``attempts`` draws."""
+    for attempt in range(1, attempts + 1):
+        scene, instance, other = _draw(template, rng, plan)
         after = instance.intervened(scene)
         orig, cf = answers = instance.answers(scene, after)
         (o_lo, o_hi), (c_lo, c_hi) = RANGES[template]
-        if not (o_lo <= orig <= o_hi and c_lo <= cf <= c_hi) or orig == cf:
+        if plan is not None:
+            if answers != plan.answers:
+                continue
+        elif not (o_lo <= orig <= o_hi and c_lo <= cf <= c_hi) or orig == cf:
             continue
         if leaks(instance.premise, cf) or scene_problems(scene) or instance.problems(scene, after):
             continue
-        return Sample(scene, after, instance, answers, other, attempt)
-    raise RuntimeError(f"no valid scene for template {template} after {MAX_ATTEMPTS} attempts")
+        return Sample(scene, after, instance, answers, other, attempt, plan)
+    raise NoScene(f"no valid scene for template {template} after {attempts} attempts")
 
 
-def _draw(template: int, rng: random.Random) -> tuple[Scene, Instance, str | None]:
+def sample_planned(template: int, rng: random.Random, answer: int | None = None) -> Sample:
+    """The shortcut-free design: draw a plan (``planned.draw_plan``; ``answer``: the right
+    candidate's index), then scenes for it; a plan no scene fits in ``PLAN_ATTEMPTS`` draws is
+    replaced by the next one."""
+    while True:
+        plan = draw_plan(template, rng, answer)
+        try:
+            return sample(template, rng, plan, PLAN_ATTEMPTS)
+        except NoScene:
+            continue
+
+
+def _draw(template: int, rng: random.Random, plan: Plan | None = None
+          ) -> tuple[Scene, Instance, str | None]:
+    answers = None if plan is None else plan.answers
     if template in FLOWER_TEMPLATES:
-        scene, color, other = flower_scene(template, rng)
+        scene, color, other = flower_scene(template, rng, answers)
         if template == 1:
             return scene, template_1(color), other
         if template == 3:
             return scene, template_3(color, other), other
         inside = [f.id for f in flowers_in(color).select(scene)]
-        return scene, template_2(color, _removed(inside, 2, rng)), other
-    scene = dot_scene(template, rng)
+        return scene, template_2(color, _removed(inside, 2, rng, plan)), other
+    scene = dot_scene(template, rng, answers)
     if template == 4:
         inside = [d.id for d in DOTS_IN_CIRCLES.select(scene)]
-        return scene, template_4(_removed(inside, 4, rng)), None
+        return scene, template_4(_removed(inside, 4, rng, plan)), None
     return scene, template_5() if template == 5 else template_6(), None
 
 
-def _removed(ids: list[str], template: int, rng: random.Random) -> tuple[str, ...]:
-    """N of the counted objects, N within the release's range and not equal to what remains."""
+def _removed(ids: list[str], template: int, rng: random.Random, plan: Plan | None = None
+             ) -> tuple[str, ...]:
+    """N of the counted objects, N within the release's range and not equal to what remains
+    (the plan's N when there is a plan)."""
+    if plan is not None and plan.n is not None:
+        return tuple(sorted(rng.sample(ids, plan.n))) if plan.n <= len(ids) else ()
     low, high = N_RANGES[template]
     choices = [n for n in range(low, min(high, len(ids)) + 1) if n != len(ids) - n]
     if not choices:
@@ -149,7 +187,8 @@ def build_all(jobs: Sequence[Job]) -> list[Built]:
     each image has its own random stream."""
     seeds = [job.image_seed for job in jobs]
     rngs = [random.Random(seed) for seed in seeds]
-    samples = [sample(job.template, rng) for job, rng in zip(jobs, rngs, strict=True)]
+    samples = [sample_planned(job.template, rng, job.answer) if job.design == "shortcut-free"
+               else sample(job.template, rng) for job, rng in zip(jobs, rngs, strict=True)]
     pictures: list[list[Image.Image]] = [
         [render(s.scene), *([render(s.after)] if job.intervened else [])]
         for job, s in zip(jobs, samples, strict=True)]
@@ -173,13 +212,16 @@ def _built(job: Job, image_seed: int, rng: random.Random, s: Sample,
         cf_extra["intervened_image"] = f"images/{rel}"
     explanations = explain(inst, s.scene, s.after, s.answers, s.other)
     stem = job.name.removesuffix(".png")
-    items = []
+    items: list[Item] = []
     roles: tuple[tuple[str, str, Program, dict[str, Any]], ...] = (
         ("original", inst.original, inst.program, {}),
         ("counterfactual", inst.counterfactual, inst.cf_program, cf_extra))
     for (role, text, program, extra), value, letter, why in zip(
             roles, s.answers, job.letters, explanations, strict=True):
-        options = make_options(value, letter, rng, job.balanced_values)
+        if s.plan is None:
+            options = make_options(value, letter, rng, job.balanced_values)
+        else:
+            options = arrange(value, s.plan.distractors(len(items)), letter, rng)
         items.append(Item(
             id=f"{stem}:{role}", images=(f"images/{job.name}",),
             question=text + options_text(options), kind="choice", target=str(value),
