@@ -231,7 +231,7 @@ def probe_ngram(rows: Rows, fold: np.ndarray) -> np.ndarray:
                            alternate_sign=False).transform(rows.tokens)
 
     def fit(train: np.ndarray, test: np.ndarray) -> np.ndarray:
-        model = LogisticRegression(C=0.2, solver="liblinear")
+        model = LogisticRegression(C=0.2, solver="liblinear", tol=1e-3)
         model.fit(hashed[train], rows.correct[train])
         return np.asarray(model.decision_function(hashed[test]))
 
@@ -286,6 +286,9 @@ PROBES = ("ngram-lr", "option-gbm", "wording-majority")
 def blind_correct(items: Sequence[Item], probes: Sequence[str] = PROBES
                   ) -> dict[str, np.ndarray]:
     """Per probe, whether each item was answered right out of fold."""
+    # loaded before the thread limit is set, so that it applies to their OpenMP runtime
+    import sklearn.ensemble
+    import sklearn.linear_model  # noqa: F401
     from threadpoolctl import threadpool_limits
 
     rows = option_rows(items)

@@ -117,6 +117,25 @@ def deal(rng: random.Random, values: Sequence[T], n: int) -> list[T]:
     return out
 
 
+def deal_by(rng: random.Random, values: Sequence[T], keys: Sequence[object]) -> list[T]:
+    """One value per position, balanced overall and among the positions of each key (each
+    value ``m // len(values)`` or one more times in a group of ``m``): the groups, in random
+    order, take turns through one cycle of ``values`` from a random start, so that their
+    leftovers do not all fall on the same values."""
+    out: list[T] = [values[0]] * len(keys)
+    turn = rng.randrange(len(values))
+    groups = sorted(set(keys), key=repr)
+    rng.shuffle(groups)  # which groups get which leftovers: at random
+    for key in groups:
+        where = [i for i, k in enumerate(keys) if k == key]
+        dealt = [values[(turn + j) % len(values)] for j in range(len(where))]
+        turn = (turn + len(where)) % len(values)
+        rng.shuffle(dealt)
+        for i, value in zip(where, dealt, strict=True):
+            out[i] = value
+    return out
+
+
 def deal_pairs(rng: random.Random, values: Sequence[T], n: int) -> list[tuple[T, T]]:
     """``n`` ordered pairs of different values, each value first in ``n // len(values)`` or
     one more pairs and second in as many (the right answer and the other option of two-option

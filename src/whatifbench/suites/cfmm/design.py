@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from whatifbench.scenes.model import Scene
-from whatifbench.scenes.options import deal, deal_pairs
+from whatifbench.scenes.options import deal_by, deal_pairs
 from whatifbench.scenes.verbal import SIDE_WORDS
 from whatifbench.suites.cfmm import tpl_count, tpl_size
 from whatifbench.suites.cfmm.layout import COLORS
@@ -52,22 +52,34 @@ SYMMETRIES = (*COLOR_TEMPLATES, "direction-picture", "direction-swap", "shape-po
 """Templates whose answer is matched to the dealt one by a symmetry (``adjust``)."""
 
 
+ROWS = ("count-shapes", "count-colors")
+"""Templates whose two questions offer different options (two candidate rows of counts); the
+others offer the same two options in both questions."""
+
+
 def deal_answers(templates: Sequence[str], changed: Sequence[bool], rng: random.Random
-                 ) -> tuple[list[int], list[tuple[str, str]]]:
-    """For the pairs of one category (their templates and changed flags): the dealt index of
-    the right basic option (balanced per template and flag) and, for colour templates, the
-    dealt (right, other) colours (balanced per template; ``("", "")`` elsewhere)."""
-    index = [0] * len(templates)
-    colors = [("", "")] * len(templates)
-    for key in sorted(set(zip(templates, changed, strict=True))):
-        where = [i for i, k in enumerate(zip(templates, changed, strict=True)) if k == key]
-        for i, value in zip(where, deal(rng, (0, 1), len(where)), strict=True):
-            index[i] = value
+                 ) -> tuple[list[int], list[tuple[str, str]], list[tuple[int, int]]]:
+    """For the pairs of one category (their templates and changed flags): the index of the
+    right basic option, the (right, other) colours of colour templates (``("", "")``
+    elsewhere) and the correct option positions (basic, counterfactual).
+
+    The basic position is dealt per changed flag, the answer index per template, flag and
+    basic position: so the option standing first is right exactly as often as the other,
+    whatever its value. Both questions of a pair show their options in the same order (the
+    same two options, or the candidate rows): the counterfactual position is then the basic
+    one, or the other one when the premise changes a two-option answer, and the order of one
+    question tells nothing about the other's answer."""
+    n = len(templates)
+    basic = deal_by(rng, (0, 1), changed)
+    index = deal_by(rng, (0, 1), list(zip(templates, changed, basic, strict=True)))
+    colors = [("", "")] * n
     for template in COLOR_TEMPLATES:
         where = [i for i, t in enumerate(templates) if t == template]
         for i, pair in zip(where, deal_pairs(rng, COLORS, len(where)), strict=True):
             colors[i] = pair
-    return index, colors
+    letters = [(b, b if t in ROWS or not flag else 1 - b)
+               for t, flag, b in zip(templates, changed, basic, strict=True)]
+    return index, colors, letters
 
 
 def _recolored(scene: Scene, mapping: dict[str, str]) -> Scene:

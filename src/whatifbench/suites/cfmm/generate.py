@@ -51,9 +51,11 @@ def plan(per_category: int, seed: int, changed_percent: float = DEFAULT_CHANGED,
                          per_category)
         letters = [deal(_rng(seed, category, role), (0, 1), per_category)
                    for role in ("basic", "counterfactual")]
-        answers, colors = deal_answers(templates, changed, _rng(seed, category, "answers"))
-        jobs += [Job(category, i, seed, templates[i], changed[i], (letters[0][i], letters[1][i]),
-                     design, answers[i], colors[i]) for i in range(per_category)]
+        answers, colors, dealt = deal_answers(templates, changed,
+                                              _rng(seed, category, "answers"))
+        pairs = dealt if design == "shortcut-free" else list(zip(*letters, strict=True))
+        jobs += [Job(category, i, seed, templates[i], changed[i], pairs[i], design, answers[i],
+                     colors[i]) for i in range(per_category)]
     return jobs
 
 

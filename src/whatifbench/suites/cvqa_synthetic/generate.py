@@ -21,11 +21,12 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
-from whatifbench.scenes.options import DESIGNS, check_design
+from whatifbench.scenes.options import DESIGNS, check_design, deal_by
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
 from whatifbench.suites.cvqa_synthetic.pair import GENERATOR, VERSION, Built, Job, build_all
+from whatifbench.suites.cvqa_synthetic.planned import N_MAX
 from whatifbench.suites.cvqa_synthetic.templates import TEMPLATES
 
 ROLES = ("original", "counterfactual")
@@ -40,14 +41,21 @@ def plan(per_template: int, seed: int, intervened: bool = False,
     """Every image to make, numbered as the release (template k after templates 1 … k−1).
 
     The correct letters are dealt here, balanced per template and role, so that they do not
-    depend on how the work is split between processes; so are, for the shortcut-free design,
-    the right candidates' ranks among the original options.
+    depend on how the work is split between processes. The shortcut-free design also deals
+    the right candidate's rank among the original options, balanced per template and letter
+    (the smallest option at A is right as often as at B ...); where the premise names N, the
+    counterfactual options stand in the order of the original ones (each is its original
+    minus N), so the counterfactual letter is the original one.
     """
     jobs = []
     for template in TEMPLATES:
         letters = [balanced_letters(per_template, random.Random(_seed(seed, template, role)))
                    for role in ROLES]
-        ranks = balanced_letters(per_template, random.Random(_seed(seed, template, "rank")))
+        ranks = [0] * per_template
+        if design == "shortcut-free":
+            letters[1] = list(letters[0]) if template in N_MAX else letters[1]
+            ranks = deal_by(random.Random(_seed(seed, template, "rank")), range(len(LETTERS)),
+                            letters[0])
         for index in range(per_template):
             number = (template - 1) * per_template + index + 1
             jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),

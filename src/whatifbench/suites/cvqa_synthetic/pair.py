@@ -220,6 +220,8 @@ def _built(job: Job, image_seed: int, rng: random.Random, s: Sample,
             roles, s.answers, job.letters, explanations, strict=True):
         if s.plan is None:
             options = make_options(value, letter, rng, job.balanced_values)
+        elif items and s.plan.n is not None:  # each counterfactual option: original − N
+            options = tuple(int(v) - s.plan.n for v in items[0].choices)
         else:
             options = arrange(value, s.plan.distractors(len(items)), letter, rng)
         items.append(Item(

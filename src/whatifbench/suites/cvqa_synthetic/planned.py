@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from whatifbench.scenes.options import Candidates, candidates, matched, near_values
+from whatifbench.suites.cvqa_synthetic.templates import RANGES
 
 K = 4
 """Options per question."""
@@ -79,7 +80,8 @@ RULES = {
 def _rows(template: int, n: int | None, rng: random.Random) -> list[tuple[int, int]] | None:
     low, high = ORIGINAL[template]
     if n is not None:  # every counterfactual = original − N, none equal to N
-        values = near_values(rng, max(low, n), high, K, exclude=(2 * n,))
+        top = min(high, RANGES[template][1][1] + n)  # counterfactuals in the release's range
+        values = near_values(rng, max(low, n), top, K, exclude=(2 * n,))
         return None if values is None else [(v, v - n) for v in values]
     c_low, c_high = COUNTERFACTUAL[template]
     originals = near_values(rng, low, high, K)

@@ -1,0 +1,223 @@
+"""``--design paper|shortcut-free`` of cvqa-synthetic and cfmm-synthetic: the paper design is
+the release's distribution byte for byte; the shortcut-free design passes the text-only check
+(``blind_check``, the audit's rule), balances answer positions and values, keeps pairs, and
+the scene reader still reads it.
+
+The text-only check's rule (a slice of n >= 60 more than 5 points above chance with the Wilson
+interval above chance) tests about 30 slice-probe combinations per suite at 95 %: on suites this
+small (slices of 60 items) it flags some slice of an exactly balanced suite for many seeds
+(measured over 20 seeds at these sizes: cvqa-synthetic 7, cfmm-synthetic 3). A leak is therefore
+a slice flagged by the same probe on two independent suites (seeds 0 and 1): noise replicates
+rarely, the paper design's leaks always. ``bench/bench_shortcut_free.py`` gives the figures on
+full-size suites.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+from blind_check import audit, flagged, table
+
+from whatifbench import api
+from whatifbench.cli.main import main
+from whatifbench.core.dataset import load_dataset
+from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.item import Item
+from whatifbench.runner.evaluate import RunOptions
+from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
+from whatifbench.suites.cfmm.layout import COLORS
+from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa_synthetic.templates import RANGES
+
+CVQA = 30
+"""Images per template (template slices of 60 items)."""
+CFMM = 30
+"""Pairs per category (category slices of 60 items)."""
+SEEDS = (0, 1)
+FIRST_WORD = {"up": "first", "left": "first", "down": "second", "right": "second"}
+"""shape-pointing deals first or second of the words its question offers."""
+
+RELEASE = {
+    # (per_template, seed, workers, intervened, balanced_values):
+    #   (items.jsonl sha256, card images_sha256, sha256 of the card without params.design),
+    # computed with the generator on main (a056159), before --design existed.
+    (12, 0, 1, False, False): (
+        "270c94b32359c43a1d316121999155408b4e5950a10ef977a28a49d1ca4f91a6",
+        "319aeaecd9a6eb80dac62c886a4af0b00172edee757ccb16c590bceddd76ccdd",
+        "c810114a601da905f1d51341838fcfdaab77875a4e27614fa77dc945f0d63492"),
+    (8, 5, 2, True, False): (
+        "5af39f44511aea9dea17a2f688fdcb4e23899ae65939fc4690471bc1ed77107f",
+        "5651a2e2c0915db9293606dbbeabaab1cdf7b55dc95644a7c5d6ef7dab49fb57",
+        "69487fb8f1bc58fae531a59c1e4f875ea6f724e07ca078d6c3d160f0a6375e09"),
+    (12, 0, 1, False, True): (
+        "7304b680722dc077fe03ead2757b804a2e49ff1d1ce0e713cf9c3a187b8eda0b",
+        "319aeaecd9a6eb80dac62c886a4af0b00172edee757ccb16c590bceddd76ccdd",
+        "8aa6f88833dc3919f707e22edac9ec59c2a91c684cb35c2cb3df634afd77f065"),
+}
+
+
+@pytest.fixture(scope="module")
+def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str, int], Path]:
+    """Shortcut-free suites of both generators for both seeds, paper suites for seed 0."""
+    root = tmp_path_factory.mktemp("designs")
+    out = {}
+    for design, seeds in (("shortcut-free", SEEDS), ("paper", (0,))):
+        for seed in seeds:
+            out["cvqa", design, seed] = root / f"cvqa-{design}-{seed}"
+            CvqaSyntheticGenerator.generate(out["cvqa", design, seed], per_template=CVQA,
+                                            seed=seed, workers=2, design=design)
+            out["cfmm", design, seed] = root / f"cfmm-{design}-{seed}"
+            # the paper's count leak shows on 120-item slices
+            CfmmSyntheticGenerator.generate(out["cfmm", design, seed], seed=seed, workers=2,
+                                            per_category=CFMM * (2 if design == "paper" else 1),
+                                            design=design)
+    return out
+
+
+def _items(path: Path) -> list[Item]:
+    return load_dataset(path, check_images=False).items
+
+
+@pytest.mark.parametrize("config", sorted(RELEASE))
+def test_the_paper_design_is_the_release_distribution_byte_for_byte(
+        config: tuple[int, int, int, bool, bool], tmp_path: Path) -> None:
+    per_template, seed, workers, intervened, balanced = config
+    out = tmp_path / "paper"
+    CvqaSyntheticGenerator.generate(out, per_template=per_template, seed=seed, workers=workers,
+                                    intervened=intervened, balanced_values=balanced,
+                                    design="paper")
+    card = json.loads((out / "card.json").read_text())
+    assert card["generator"]["params"].pop("design") == "paper"
+    got = (sha256_file(out / "items.jsonl"), card["hashes"]["images_sha256"],
+           hashlib.sha256(json.dumps(card, sort_keys=True).encode()).hexdigest())
+    assert got == RELEASE[config]
+
+
+@pytest.mark.parametrize("generator", ["cvqa", "cfmm"])
+def test_shortcut_free_suites_pass_the_text_only_check(
+        suites: dict[tuple[str, str, int], Path], generator: str) -> None:
+    results = [audit(_items(suites[generator, "shortcut-free", seed])) for seed in SEEDS]
+    marks = [{(r.slice, r.probe) for r in flagged(res)} for res in results]
+    assert not marks[0] & marks[1], "\n\n".join(table(res, 60) for res in results)
+
+
+def test_the_text_only_check_catches_the_paper_designs(
+        suites: dict[tuple[str, str, int], Path]) -> None:
+    cvqa = {r.slice for r in flagged(audit(_items(suites["cvqa", "paper", 0])))}
+    assert {"all", "role=original", "role=counterfactual"} <= cvqa
+    assert {f"group=abs_counting_{t}" for t in range(1, 7)} <= cvqa
+    cfmm = {r.slice for r in flagged(audit(_items(suites["cfmm", "paper", 0])))}
+    assert "group=count" in cfmm
+
+
+def test_cvqa_shortcut_free_options(suites: dict[tuple[str, str, int], Path]) -> None:
+    path = suites["cvqa", "shortcut-free", 0]
+    card = json.loads((path / "card.json").read_text())
+    assert card["generator"]["params"]["design"] == "shortcut-free"
+    items = _items(path)
+    pairs: dict[str, dict[str, Item]] = defaultdict(dict)
+    ranks: dict[tuple[str, str], Counter[int]] = defaultdict(Counter)
+    letters: dict[tuple[str, str], Counter[int]] = defaultdict(Counter)
+    for item in items:
+        pairs[item.pair_id or ""][item.role or ""] = item
+        values = [int(c) for c in item.choices]
+        assert len(set(values)) == 4 and min(values) >= 0
+        ranks[item.group or "", item.role or ""][sorted(values).index(int(item.target))] += 1
+        letters[item.group or "", item.role or ""][item.target_index] += 1
+    assert len(pairs) == 6 * CVQA and all(set(p) == {"original", "counterfactual"}
+                                          for p in pairs.values())
+    for (group, role), counts in letters.items():
+        assert max(counts.values()) - min(counts.values()) <= 1, (group, role, counts)
+        if role == "original":  # the right candidate's rank is dealt
+            assert max(ranks[group, role].values()) - min(ranks[group, role].values()) <= 1
+    for pair in pairs.values():
+        orig, cf = pair["original"], pair["counterfactual"]
+        template = orig.meta["template"]
+        (o_lo, o_hi), (c_lo, c_hi) = RANGES[template]
+        assert o_lo <= int(orig.target) <= o_hi and c_lo <= int(cf.target) <= c_hi
+        n = cf.provenance["params"].get("n")
+        if template in (2, 4):  # N is shown: every option is its original minus N
+            assert [int(a) - int(b) for a, b in zip(orig.choices, cf.choices,
+                                                    strict=True)] == [n] * 4
+            assert str(n) not in cf.choices
+        if template == 5:
+            assert "2" not in cf.choices
+
+
+def test_cfmm_shortcut_free_options(suites: dict[tuple[str, str, int], Path]) -> None:
+    items = _items(suites["cfmm", "shortcut-free", 0])
+    pairs: dict[str, dict[str, Item]] = defaultdict(dict)
+    for item in items:
+        pairs[item.pair_id or ""][item.role or ""] = item
+    assert all(set(p) == {"basic", "counterfactual"} for p in pairs.values())
+    values: dict[str, Counter[str]] = defaultdict(Counter)
+    by_position: dict[tuple[str, int], Counter[str]] = defaultdict(Counter)
+    offered: dict[str, Counter[str]] = defaultdict(Counter)
+    for pair in pairs.values():
+        basic, cf = pair["basic"], pair["counterfactual"]
+        template = basic.meta["template"]
+        if basic.group == "count":  # two candidate rows, in the same order in both questions
+            shift = {int(c) - int(b) for b, c in zip(basic.choices, cf.choices, strict=True)}
+            assert cf.target_index == basic.target_index
+            if cf.provenance["premise_kind"] in ("add", "remove", "paint-in", "paint-out"):
+                assert len(shift) == 1
+        else:  # the same two options in the same order
+            assert basic.choices == cf.choices
+        rank = sorted(basic.choices, key=lambda c: (len(c), c)).index(basic.target)
+        value = (f"rank {rank}" if basic.group == "count"
+                 else FIRST_WORD.get(basic.target, basic.target))
+        values[template][value] += 1
+        by_position[template, basic.target_index][value] += 1
+        for option in basic.choices:
+            offered[template][option] += 1
+    for template in ("size-yes-no", "shape-aspect", "shape-name", "shape-pointing",
+                     "count-shapes", "count-colors"):
+        for position in (0, 1):  # the same value right at A as at B
+            counts = by_position[template, position]
+            assert max(counts.values()) - min(counts.values()) <= 2, (template, counts)
+        counts = values[template]
+        assert max(counts.values()) - min(counts.values()) <= 2, (template, counts)
+    for template in ("color-swap", "color-match", "color-extreme"):
+        for color in COLORS:  # right as often as offered wrong
+            right = values[template][color]
+            assert abs(2 * right - offered[template][color]) <= 2, (template, color)
+
+
+def test_cvqa_shortcut_free_is_byte_identical_across_worker_counts(
+        suites: dict[tuple[str, str, int], Path], tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    CvqaSyntheticGenerator.generate(again, per_template=CVQA, seed=0, workers=1,
+                                    design="shortcut-free")
+    first = suites["cvqa", "shortcut-free", 0]
+    for name in ("items.jsonl", "card.json"):
+        assert (again / name).read_bytes() == (first / name).read_bytes()
+
+
+@pytest.mark.parametrize("generator", ["cvqa", "cfmm"])
+def test_the_scene_reader_reads_the_shortcut_free_suites(
+        suites: dict[tuple[str, str, int], Path], generator: str) -> None:
+    [run] = api.run_all([suites[generator, "shortcut-free", 0]], ["builtin:scene-reader"],
+                        options=RunOptions(progress=False))
+    right = sum(bool(s.correct) for s in run.samples)
+    assert right >= 0.99 * len(run.samples), (right, len(run.samples))
+
+
+def test_cli_design_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "c"
+    assert main(["generate", "cfmm-synthetic", "--out", str(out), "--per-category", "2",
+                 "--design", "paper", "--workers", "1"]) == 0
+    assert json.loads((out / "card.json").read_text())["generator"]["params"]["design"] == \
+        "paper"
+    bad = tmp_path / "bad"
+    assert main(["generate", "cvqa-synthetic", "--out", str(bad), "--per-template", "1",
+                 "--design", "shortcut-free", "--balanced-values"]) == 2
+    assert "--balanced-values changes only the paper design" in capsys.readouterr().err
+    assert not bad.exists()
+    with pytest.raises(SystemExit):
+        main(["generate", "cvqa-synthetic", "--out", str(bad), "--design", "balanced"])
+    with pytest.raises(Exception, match="--design must be one of"):
+        CvqaSyntheticGenerator.generate(bad, per_template=1, design="balanced")
