@@ -38,8 +38,10 @@ CVQA = 30
 CFMM = 30
 """Pairs per category (category slices of 60 items)."""
 SEEDS = (0, 1)
-FIRST_WORD = {"up": "first", "left": "first", "down": "second", "right": "second"}
-"""shape-pointing deals first or second of the words its question offers."""
+FIRST_WORD = {"up": "first", "left": "first", "square": "first", "circle": "first",
+              "down": "second", "right": "second", "rectangle": "second", "oval": "second"}
+"""shape-pointing and shape-name deal the first or second of the words their question offers
+(up or down / left or right; square or rectangle / circle or oval)."""
 
 RELEASE = {
     # (per_template, seed, workers, intervened, balanced_values):

@@ -63,14 +63,16 @@ def deal_answers(templates: Sequence[str], changed: Sequence[bool], rng: random.
     right basic option, the (right, other) colours of colour templates (``("", "")``
     elsewhere) and the correct option positions (basic, counterfactual).
 
-    The basic position is dealt per changed flag, the answer index per template, flag and
-    basic position: so the option standing first is right exactly as often as the other,
-    whatever its value. Both questions of a pair show their options in the same order (the
-    same two options, or the candidate rows): the counterfactual position is then the basic
-    one, or the other one when the premise changes a two-option answer, and the order of one
-    question tells nothing about the other's answer."""
+    The basic position is dealt per template and changed flag, the answer index per template,
+    flag and basic position: so within every template the option standing first is right
+    exactly as often as the other, whatever its value (the groups take turns with their
+    leftovers, so a category's shares are exact within an item or two). Both questions of a
+    pair show their options in the same order (the same two options, or the candidate rows):
+    the counterfactual position is then the basic one, or the other one when the premise
+    changes a two-option answer, and the order of one question tells nothing about the other's
+    answer."""
     n = len(templates)
-    basic = deal_by(rng, (0, 1), changed)
+    basic = deal_by(rng, (0, 1), list(zip(templates, changed, strict=True)))
     index = deal_by(rng, (0, 1), list(zip(templates, changed, basic, strict=True)))
     colors = [("", "")] * n
     for template in COLOR_TEMPLATES:

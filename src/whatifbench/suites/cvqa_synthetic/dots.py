@@ -54,17 +54,29 @@ def counts(template: int, radii: list[int], rng: random.Random) -> list[int] | N
     the circles are too small for the drawn counts)."""
     caps = [capacity(r) for r in radii]
     if template == 4:
-        # Each circle offers as many slots as it takes dots; fill a random set of slots.
-        slots = [i for i, c in enumerate(caps) for _ in range(c)]
-        out = [0] * len(radii)
-        for i in rng.sample(slots, rng.randint(9, min(38, len(slots)))):
-            out[i] += 1
-        return out
+        return _filled(caps, rng.randint(9, min(38, sum(caps))), rng)
     if template == 5:
         return [rng.randint(1, min(7, c)) for c in caps]
     top = rng.randint(4, 8)
-    second = rng.randint(2, top - 1)
-    wanted = [top, second, *(rng.randint(0, second) for _ in range(len(radii) - 2))]
+    return _most(caps, top, rng.randint(2, top - 1), rng)
+
+
+def _filled(caps: list[int], total: int, rng: random.Random) -> list[int] | None:
+    """``total`` dots: each circle offers as many slots as it takes dots; a random set of
+    slots is filled (``None`` when there are too few)."""
+    slots = [i for i, c in enumerate(caps) for _ in range(c)]
+    if total > len(slots):
+        return None
+    out = [0] * len(caps)
+    for i in rng.sample(slots, total):
+        out[i] += 1
+    return out
+
+
+def _most(caps: list[int], top: int, second: int, rng: random.Random) -> list[int] | None:
+    """One circle with ``top`` dots, one with ``second``, the others no more than ``second``,
+    shuffled until every circle can take its dots (``None`` after 20 shuffles)."""
+    wanted = [top, second, *(rng.randint(0, second) for _ in range(len(caps) - 2))]
     for _ in range(20):
         rng.shuffle(wanted)
         if all(n <= c for n, c in zip(wanted, caps, strict=True)):
@@ -80,20 +92,9 @@ def planned_counts(template: int, circles: list[tuple[int, int, int]], answers: 
     caps = [capacity(r) for _, _, r in circles]
     orig, cf = answers
     if template == 4:
-        slots = [i for i, c in enumerate(caps) for _ in range(c)]
-        if orig > len(slots):
-            return None
-        out = [0] * len(circles)
-        for i in rng.sample(slots, orig):
-            out[i] += 1
-        return out
+        return _filled(caps, orig, rng)
     if template == 6:  # the most (unique), the second most, the rest no more than the second
-        wanted = [orig, cf, *(rng.randint(0, cf) for _ in range(len(circles) - 2))]
-        for _ in range(20):
-            rng.shuffle(wanted)
-            if all(n <= c for n, c in zip(wanted, caps, strict=True)):
-                return wanted
-        return None
+        return _most(caps, orig, cf, rng)
     return _top_right_counts(circles, caps, orig, cf, rng)
 
 
@@ -101,14 +102,10 @@ def _top_right_counts(circles: list[tuple[int, int, int]], caps: list[int], orig
                       rng: random.Random) -> list[int] | None:
     """Template 5: 1 … 7 dots per circle (at most its capacity) with ``orig`` dots in the top
     three circles and ``cf`` in the top three once the two rightmost are removed."""
-    top, right = _cut(circles, 1, 3, 1), _cut(circles, 0, 2, -1)
-    if top is None or right is None:
+    cuts = _top_right_cuts(circles)
+    if cuts is None:
         return None
-    rest = [i for i in range(len(circles)) if i not in right]
-    top_rest = _cut([circles[i] for i in rest], 1, 3, 1)
-    if top_rest is None:
-        return None
-    after = {rest[k] for k in top_rest}
+    top, after = cuts
     kept, gone, new = sorted(top & after), sorted(top - after), sorted(after - top)
     high = [min(7, c) for c in caps]
     if min(high) < 1:
@@ -196,6 +193,16 @@ def top_right_answers(circles: list[tuple[int, int, int]],
     """Template 5: the dots in the top three circles before and after the two rightmost are
     removed, for the counts ``want`` (``None`` when a cut is unclear). A cheap early test on
     drawn counts; the answers themselves come from the programs on the finished scene."""
+    cuts = _top_right_cuts(circles)
+    if cuts is None:
+        return None
+    top, after = cuts
+    return sum(want[i] for i in top), sum(want[i] for i in after)
+
+
+def _top_right_cuts(circles: list[tuple[int, int, int]]) -> tuple[set[int], set[int]] | None:
+    """Indices of the top three circles, and of the top three once the two rightmost are
+    removed (``None`` when a cut is unclear)."""
     top, right = _cut(circles, 1, 3, 1), _cut(circles, 0, 2, -1)
     if top is None or right is None:
         return None
@@ -203,7 +210,7 @@ def top_right_answers(circles: list[tuple[int, int, int]],
     top_rest = _cut([circles[i] for i in rest], 1, 3, 1)
     if top_rest is None:
         return None
-    return sum(want[i] for i in top), sum(want[rest[k]] for k in top_rest)
+    return top, {rest[k] for k in top_rest}
 
 
 def dot_scene(template: int, rng: random.Random,
