@@ -30,7 +30,7 @@ def app_script() -> str:
 def app_html(config: dict[str, Any]) -> str:
     """The page for ``config`` (``token``, ``dataset``, ``annotator``)."""
     script = app_script()
-    policy = content_security_policy(script, "'self'") + "; connect-src 'self'"
+    policy = content_security_policy(script, "'self' data:") + "; connect-src 'self'"
     return "".join([
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>",
         f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">",

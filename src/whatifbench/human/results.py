@@ -30,11 +30,6 @@ SLICES = ("group", "role")
 """Item fields agreement is also computed per value of."""
 
 
-def is_human(run: RunResult) -> bool:
-    """Whether a run holds people's answers (``whatif human``), not a model's."""
-    return isinstance(run.spec.get("human"), dict)
-
-
 def human_runs(dataset: Dataset, answers: Sequence[Answer], source: dict[str, Any],
                store: str | Path | None = None) -> list[RunResult]:
     """One run per annotator (in order of first answer), then ``human (majority)`` when two or
