@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from whatifbench.answers.letters import letter_for
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.item import Item
 from whatifbench.core.suite import Sample
@@ -78,7 +79,9 @@ def _annotator_run(dataset: Dataset, name: str, mine: dict[str, Answer], source:
 
 
 def _value(sample: Sample, item: Item) -> Any:
-    """The parsed answer agreement counts (``None``: missing), a number for number items."""
+    """The parsed answer agreement counts (``None``: missing): the chosen option's letter for
+    choice items (one category set, A-D, over items whose options differ), yes/no as given, a
+    number for number items."""
     if sample.prediction is None or sample.flag == "unsure" or item.kind == "text":
         return None
     if item.kind == "number":
@@ -86,6 +89,8 @@ def _value(sample: Sample, item: Item) -> Any:
             return float(sample.prediction)
         except ValueError:
             return None
+    if item.kind == "choice" and sample.prediction in item.choices:
+        return letter_for(item.choices.index(sample.prediction))
     return sample.prediction
 
 
