@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from browser_util import needs_chromium, open_page
 from explorer_util import HOSTILE, make_explorer_dataset
 from human_util import ServeProcess, answer_by_keyboard, free_port

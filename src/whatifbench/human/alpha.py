@@ -27,21 +27,23 @@ def alpha(units: Iterable[Sequence[Hashable | None]], level: str = "nominal") ->
         if m < 2:
             continue
         totals.update(counts)
-        if level == "nominal":
-            observed += (m * m - sum(c * c for c in counts.values())) / (m - 1)
-        else:
-            s1 = sum(c * float(v) for v, c in counts.items())  # type: ignore[arg-type]
-            s2 = sum(c * float(v) ** 2 for v, c in counts.items())  # type: ignore[arg-type]
-            observed += 2 * (m * s2 - s1 * s1) / (m - 1)
+        observed += _spread(counts, level) / (m - 1)
     n = sum(totals.values())
     if n < 2:
         return None
-    if level == "nominal":
-        expected = (n * n - sum(c * c for c in totals.values())) / (n - 1)
-    else:
-        t1 = sum(c * float(v) for v, c in totals.items())  # type: ignore[arg-type]
-        t2 = sum(c * float(v) ** 2 for v, c in totals.items())  # type: ignore[arg-type]
-        expected = 2 * (n * t2 - t1 * t1) / (n - 1)
+    expected = _spread(totals, level) / (n - 1)
     if expected <= 1e-12:
         return None
     return 1.0 - observed / expected
+
+
+def _spread(counts: Counter[Hashable], level: str) -> float:
+    """Sum of the distances over all ordered pairs of the values counted: ``m² − Σ n_c²``
+    (nominal) or ``2 (m Σ n_c c² − (Σ n_c c)²)`` (interval)."""
+    m = sum(counts.values())
+    if level == "nominal":
+        return float(m * m - sum(c * c for c in counts.values()))
+    values = [(float(v), c) for v, c in counts.items()]  # type: ignore[arg-type]
+    s1 = sum(c * v for v, c in values)
+    s2 = sum(c * v * v for v, c in values)
+    return 2 * (m * s2 - s1 * s1)

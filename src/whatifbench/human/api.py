@@ -23,7 +23,8 @@ from whatifbench.suites.mucr.explanations import PARTS, split_explanations
 def serve(dataset: Dataset, settings: Settings, host: str | None = None, port: int = 0,
           store: PathLike | None = None) -> AnnotationServer:
     """The annotation server of ``dataset`` (not yet serving): 127.0.0.1 unless ``host``."""
-    return AnnotationServer(HumanStore(dataset, settings, store), host, port)
+    return AnnotationServer(HumanStore(dataset, settings, Path(store) if store else None),
+                            host, port)
 
 
 def stored_answers(dataset: Dataset, store: PathLike | None = None,
@@ -72,7 +73,7 @@ def import_sheet(dataset: Dataset, sheet: PathLike, out: PathLike, *, skip_inval
     """``whatif human import``: a crowd sheet's answers as a run folder."""
     inputs = [dataset.root, sheet]
     check_output(out, inputs, overwrite, kind="run")
-    found = read_sheet(sheet, dataset, skip_invalid)
+    found = read_sheet(Path(sheet), dataset, skip_invalid)
     runs = human_runs(dataset, found.answers, {"source": "sheet", "file": Path(sheet).name})
     return Written(runs, write_outputs(out, runs, overwrite, inputs), found.skipped)
 
@@ -105,7 +106,7 @@ def write_references(dataset: Dataset, answers: Sequence[Answer], out: PathLike,
         raise WhatifError(f"{dataset.root} has no free-text (MuCR Exp) items; there are no "
                           "explanations to add as references.")
     card = dataset.card
-    with DatasetWriter(out, overwrite, inputs=[dataset.root]) as writer:
+    with DatasetWriter(Path(out), overwrite, inputs=[dataset.root]) as writer:
         for rel in sorted({p for i in items for p in i.images}):
             source = dataset.image_path(rel)
             target = writer.stage / rel

@@ -36,8 +36,8 @@ def app_html(config: dict[str, Any]) -> str:
         f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<link rel='icon' href='data:,'>",
-        f"<title>whatifbench: human baseline</title><style>{asset('explorer.css')}"
-        f"{app_asset('human.css')}</style></head><body>",
+        (f"<title>whatifbench: human baseline</title><style>{asset('explorer.css')}"
+         f"{app_asset('human.css')}</style></head><body>"),
         "<header><h1>whatifbench · human baseline</h1><div id='who'></div></header>",
         "<main id='app'><noscript>This page needs JavaScript.</noscript></main>",
         f"<script type='application/json' id='whatif-config'>{embed_json(config)}</script>",

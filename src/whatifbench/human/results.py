@@ -94,7 +94,10 @@ def _value(sample: Sample, item: Item) -> Any:
     return sample.prediction
 
 
-def _votes(runs: Sequence[RunResult], items: dict[str, Item]) -> dict[str, list[tuple[Any, Sample]]]:
+Votes = dict[str, list[tuple[Any, Sample]]]
+
+
+def _votes(runs: Sequence[RunResult], items: dict[str, Item]) -> Votes:
     """Per item (in dataset order): each annotator's (value, sample)."""
     found: dict[str, list[tuple[Any, Sample]]] = {i: [] for i in items}
     for run in runs:

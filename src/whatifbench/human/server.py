@@ -95,9 +95,10 @@ class AnnotationServer(ThreadingHTTPServer):
                 return 422, {"error": "Please fill in all three fields (or press Unsure)."}
             reply = explanation_reply(parts)
         else:
-            reply = body.get("reply")
-            if not isinstance(reply, str):
+            given = body.get("reply")
+            if not isinstance(given, str):
                 return 400, {"error": "The answer holds no reply."}
+            reply = given
         seconds = body.get("seconds")
         seconds = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(
             seconds, bool) else None
@@ -148,7 +149,8 @@ class _Handler(BaseHTTPRequestHandler):
             if not self.server.local and not self._token_ok(query.get("token")):
                 return self._send(403, b"This app needs the link with its access token "
                                        b"(printed by 'whatif human serve').\n", "text/plain")
-            page = app_html({"token": self.server.token, "dataset": self.server.store.dataset.card.name,
+            page = app_html({"token": self.server.token,
+                             "dataset": self.server.store.dataset.card.name,
                              "annotator": self._annotator(query.get("annotator"))})
             return self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
         if path.startswith("/image/"):

@@ -72,10 +72,10 @@ def baseline_table(people: Sequence[RunResult]) -> Table:
     return Table(f"Human baseline: {people[0].dataset}",
                  ("annotator", "answers", name, "unsure (majority: ties)", "median s/item",
                   "alpha"), tuple(rows),
-                 notes=("One row per annotator, then the majority answer of each item (a tie "
-                        "counts as no answer); scored by the suite's own parser and metrics.",
-                        "alpha: Krippendorff's alpha over the annotators (nominal; interval for "
-                        "number answers); unsure answers count as missing."))
+                 notes=(("One row per annotator, then the majority answer of each item (a tie "
+                         "counts as no answer); scored by the suite's own parser and metrics."),
+                        ("alpha: Krippendorff's alpha over the annotators (nominal; interval for "
+                         "number answers); unsure answers count as missing.")))
 
 
 def _alpha_cells(found: dict[str, Any]) -> tuple[str, ...]:
@@ -95,12 +95,12 @@ def agreement_table(majority: RunResult) -> Table:
         rows += [(f"{field}: {value}", *_alpha_cells(found)) for value, found in values.items()]
     agree = h.get("item_agreement") or {}
     mean = agree.get("mean")
-    notes = (f"{len(h.get('annotators', []))} annotators. Items = items with two or more "
-             "readable answers.",
-             "Agreement per item (the share of an item's answers that give its most frequent "
+    notes = ((f"{len(h.get('annotators', []))} annotators. Items = items with two or more "
+              "readable answers."),
+             ("Agreement per item (the share of an item's answers that give its most frequent "
              f"answer): mean {'–' if mean is None else f'{100 * mean:.1f}%'} over "
              f"{agree.get('items', 0)} items, {agree.get('unanimous', 0)} unanimous; per item "
-             "in samples.jsonl (meta.human of the majority row).")
+             "in samples.jsonl (meta.human of the majority row)."))
     return Table(f"Agreement between annotators: {majority.dataset}",
                  ("slice", "items (nominal)", "alpha nominal", "items (interval)",
                   "alpha interval"), tuple(rows), notes=notes)
@@ -125,8 +125,8 @@ def versus_table(models: Sequence[RunResult], humans: RunResult) -> Table | None
     """The best model (by the headline metric) against ``humans`` on the units both answered:
     accuracies, the difference model − humans with its 95 % paired bootstrap interval (units
     resampled together) and the exact McNemar p-value."""
-    scored = [(headline(r)[0], r) for r in models if r.samples]
-    scored = [(v, r) for v, r in scored if v is not None]
+    scored = [(value, r) for r in models if r.samples
+              and (value := headline(r)[0]) is not None]
     if not scored:
         return None
     best = max(scored, key=lambda x: x[0])[1]
@@ -146,6 +146,6 @@ def versus_table(models: Sequence[RunResult], humans: RunResult) -> Table | None
     return Table(f"Best model vs humans: {best.dataset}",
                  ("comparison", unit, "model %", "humans %", "model − humans", "McNemar p"),
                  (row,),
-                 notes=(f"Best model by {headline(best)[2]}; compared on the {unit} both "
-                        "answered. The interval is a 95% paired bootstrap (units resampled "
-                        "together, metrics.stats.bootstrap_ci).",))
+                 notes=((f"Best model by {headline(best)[2]}; compared on the {unit} both "
+                         "answered. The interval is a 95% paired bootstrap (units resampled "
+                         "together, metrics.stats.bootstrap_ci)."),))

@@ -79,7 +79,8 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
     every = differing(models)
     names = [k for k in every if k not in skip]
     distinct_names = len({model_name(r) for r in runs}) == len(runs)
-    labels, keys = [], []
+    labels: list[str] = []
+    keys: list[tuple[str, ...]] = []
     for run in runs:
         if is_human(run):  # people are told apart by name; models' protocol facts are not theirs
             labels.append(model_name(run))
