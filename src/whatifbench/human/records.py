@@ -58,7 +58,10 @@ class Settings:
         return {"per_item": self.per_item, "limit": self.limit, "seed": self.seed}
 
     def describe(self) -> str:
-        """``--per-item 3 --limit 200 --seed 0`` (the options that give these settings)."""
-        parts = [f"--per-item {self.per_item}" if self.per_item else "no --per-item",
-                 f"--limit {self.limit}" if self.limit else "no --limit", f"--seed {self.seed}"]
+        """``--seed 0 --per-item 3 --limit 200``: the options that give these settings."""
+        parts = [f"--seed {self.seed}"]
+        if self.per_item:
+            parts.append(f"--per-item {self.per_item}")
+        if self.limit:
+            parts.append(f"--limit {self.limit}")
         return " ".join(parts)
