@@ -107,7 +107,8 @@ def _serve(args: argparse.Namespace) -> int:
     server = api.serve(dataset, settings, args.host, args.port, args.store)
     pool = server.store.pool
     print(f"Annotating {dataset.card.name}: {pool.n_items} items ({len(pool.units)} units), "
-          f"{server.store.settings.describe()}; answers are saved in {server.store.path}", flush=True)
+          f"{server.store.settings.describe()}; answers are saved in {server.store.path}",
+          flush=True)
     links = [server.url(n) for n in names] or [server.url()]
     for name, link in zip(names or ["(the page asks for a name)"], links, strict=True):
         print(f"  {name}: {link}", flush=True)
