@@ -90,7 +90,7 @@ def test_a_reopened_store_resumes_and_keeps_its_settings(dataset: Dataset) -> No
     assert (p.position, p.answered, p.left) == (5, 5, 3)
     assert store.answer("a1", 0, "C", False, 1.0)  # a resend changes nothing
     assert [a.reply for a in again.answers()] == ["B"] * 5
-    with pytest.raises(WhatifError, match="started with --seed 0 --limit 8, not --seed 0 --limit 10"):
+    with pytest.raises(WhatifError, match="with --seed 0 --limit 8, not --seed 0 --limit 10"):
         HumanStore(dataset, Settings(limit=10))
 
 
