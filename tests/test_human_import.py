@@ -11,7 +11,7 @@ from pathlib import Path
 import krippendorff
 import numpy as np
 import pytest
-from util import make_choice_dataset, png, whatif
+from util import make_choice_dataset, page_data, png, whatif
 
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
@@ -206,3 +206,8 @@ def test_report_merges_human_rows_after_the_models(tmp_path: Path, whatif_home: 
                   "Best model vs humans: handmade"):
         assert title in md
     assert (tmp_path / "merged" / "tables").is_dir()
+    data = page_data((tmp_path / "merged" / "report.html").read_text())
+    ranked = data["datasets"][0]["ranking"]["rows"]
+    assert [bool(r.get("human")) for r in ranked] == [False] * 2 + [True] * 4
+    labels = [data["runs"][k]["label"] for k in data["datasets"][0]["runs"]]
+    assert labels[:2] == ["builtin:random", "builtin:ignore-premise"]  # humans after the models

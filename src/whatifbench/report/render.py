@@ -87,7 +87,11 @@ def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
 
 
 def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
-    """The explorer's data for these runs (tables and figures included)."""
+    """The explorer's data for these runs (tables and figures included); people's runs
+    (``whatif human``) after the models, as in the tables."""
+    position = {id(r): k for k, r in enumerate(humans_last([s.run for s in sources]))}
+    sources = sorted(sources, key=lambda s: position[id(s.run)])
+
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
         tables = dataset_tables(runs)
         return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}
