@@ -113,7 +113,7 @@ def _serve(args: argparse.Namespace) -> int:
     for name, link in zip(names or ["(the page asks for a name)"], links, strict=True):
         print(f"  {name}: {link}", flush=True)
     print("Ctrl-C stops the server; start it again to resume.", flush=True)
-    if not args.no_browser and names:
+    if not args.no_browser:
         webbrowser.open(links[0])
     try:
         server.serve_forever()
