@@ -23,8 +23,9 @@ def app_asset(name: str) -> str:
 
 @cache
 def app_script() -> str:
-    """The app's whole script."""
-    return app_asset("human-app.js")
+    """The app's whole script: the explorer's DOM helper, then the app, in one scope."""
+    return ('"use strict";\n(function () {\n' + asset("explorer-0-dom.js")
+            + app_asset("human-app.js") + "})();\n")
 
 
 def app_html(config: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@ the same question and options), and the answer form; nothing of the answer key."
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from whatifbench.answers.letters import letter_for
@@ -51,7 +51,6 @@ class Presenter:
         self.protocol = PROTOCOL.resolved(self.suite.default_answer_mode,
                                           self.suite.default_score_by,
                                           self.suite.default_max_new_tokens)
-        self.protocol = replace(self.protocol, answer_mode="generate")
         self.builder = RequestBuilder(self.suite, self.protocol, dataset)
         self.items = {item.id: item for item in dataset.items}
 

@@ -1,26 +1,10 @@
-"use strict";
 // whatifbench human baseline app. Reads its settings from the JSON block #whatif-config, asks
 // the server (with the access token) for the annotator's next item, renders it with DOM text
 // nodes only, and posts each answer; the server keeps the plan, the answers and the position.
-(function () {
+// human/page.py joins it after the explorer's DOM helper (h) inside one strict function scope.
   const CFG = JSON.parse(document.getElementById("whatif-config").textContent);
   const app = document.getElementById("app");
   const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
-  function h(tag, attrs, ...kids) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "class") el.className = v;
-      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-      else el.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const kid of kids.flat(3)) {
-      if (kid === null || kid === undefined || kid === false) continue;
-      el.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-    }
-    return el;
-  }
 
   // -- talking to the server ------------------------------------------------------------------
   let state = null;      // the server's answer: progress and the item to answer
@@ -232,4 +216,3 @@
     input.focus();
   }
   document.body.setAttribute("data-ready", "1");
-})();
