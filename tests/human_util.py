@@ -24,6 +24,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def outside_address() -> str | None:
+    """This machine's address on its default route (not loopback), if it has one (no packet
+    is sent: a UDP socket only picks the route)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            address = str(s.getsockname()[0])
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def refused(host: str, port: int) -> bool:
+    """Nobody accepts TCP connections on ``host:port``."""
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except OSError:
+        return True
+    return False
+
+
 class ServeProcess:
     """``python -m whatifbench human serve ...`` in a subprocess; ``links`` maps each
     annotator named with ``--annotator`` to the link it printed."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from browser_util import needs_chromium, open_page
 from explorer_util import HOSTILE, make_explorer_dataset
-from human_util import ServeProcess, answer_by_keyboard, free_port
+from human_util import ServeProcess, answer_by_keyboard, free_port, outside_address, refused
 from util import run_outputs, whatif
 
 from whatifbench.core.dataset import load_dataset
@@ -32,6 +32,9 @@ def test_keyboard_answers_survive_kill_and_export_gives_them(page: Any, tmp_path
     try:
         link = server.links["alice"]
         assert link.startswith(f"http://127.0.0.1:{port}/") and "token=" not in link
+        outside = outside_address()  # 127.0.0.1 only: the machine's other address is refused
+        assert outside is None or refused(outside, int(port))
+        assert not refused("127.0.0.1", int(port))
         open_page(page, link)
         assert page.inner_text("#progress") == "Item 1 of 20"
         for k in range(10):

@@ -50,7 +50,9 @@
   }
 
   function offline(retry) {
-    message("The server is not answering; every answer you gave so far is saved. Retrying…");
+    const text = "The server is not answering; every answer you gave so far is saved. Retrying…";
+    if (document.getElementById("message")) message(text);
+    else app.replaceChildren(h("p", {class: "banner", id: "message"}, text));
     setTimeout(retry, 1500);
   }
 
