@@ -97,7 +97,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         raise WhatifError(f"No items of {dataset.root} were selected; check --limit/--subset.")
     demos = (choose_demos(dataset, items, options.seed, suite)
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
-    builder = RequestBuilder(suite, protocol, dataset, demos)
+    builder = RequestBuilder(suite, protocol, dataset, demos, options.seed)
     backend.use_store(store)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
     judge_counts = {"from_store": 0, "computed": 0, "errors": 0}  # kept apart in Execution
@@ -157,6 +157,9 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     described = judge.describe()
     if described is not None:
         spec["judge"] = described
+    request_spec = suite.describe_request(protocol)
+    if request_spec is not None:
+        spec["request"] = request_spec
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
                           round(time.monotonic() - started, 3), judge_counts["from_store"],
                           judge_counts["computed"], judge_counts["errors"])
@@ -226,7 +229,15 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
         trace=trace if isinstance(trace, dict) else None,
         model_input=response.meta.get("model_input"),
+        generation=generation_settings(request) if mode == "generate" else None,
     )
+
+
+def generation_settings(request: Request) -> dict[str, Any] | None:
+    """The generation settings a request asked for (``Sample.generation``)."""
+    if request.decoding is None:
+        return None
+    return {**request.decoding.to_json(), "max_new_tokens": request.max_new_tokens}
 
 
 def spec_summary(result: RunResult) -> dict[str, Any]:
