@@ -163,10 +163,14 @@ def _ids(tokenizer: Any, text: str) -> list[int]:
 
 
 def test_llava_v1_token_ids_and_sampling(dataset: Dataset, tiny_llava: Path) -> None:
+    import torch
+
     backend = HFBackend(f"hf:{tiny_llava}", {})
     tok = backend.loaded.tokenizer
+    state = torch.get_rng_state()
     requests, gen, responses = _ask(
         backend, dataset, lambda t: _ids(t, "2 cats") + [t.eos_token_id, t.pad_token_id])
+    assert torch.equal(torch.get_rng_state(), state)  # the seeded draw left the global stream
     # run_eval_llava.py: conv_llava_v1 with "<image>\n" + query + make_prompt's sentence, then
     # tokenizer_image_token: each chunk around <image> tokenized on its own, the image between.
     prompt = f"{VICUNA} USER: <image>\n{QUESTION}{SHORT} ASSISTANT:"

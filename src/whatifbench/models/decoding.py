@@ -84,6 +84,17 @@ class Decoding:
         return out
 
 
+DECODING_KINDS = ("hf", "openai")
+"""Backend kinds that apply a request's decoding record; the others (built-in references,
+program backends, whose code LLM has settings of its own) decode their own way."""
+
+
+def applies_decoding(spec: str) -> bool:
+    """True when the backend ``spec`` applies decoding records (by its kind, so that a Ray
+    actor pool's stand-in answers like the backend it stands for)."""
+    return spec.split(":", 1)[0] in DECODING_KINDS
+
+
 def request_seed(seed: int, item_id: str) -> int:
     """The sampling seed of one item's request in a run with ``seed`` (31 bits, stable across
     processes and Python versions)."""

@@ -7,19 +7,20 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from whatifbench import __version__
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import BACKEND_DECODING, Protocol
 from whatifbench.core.registry import lookup
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.program import program_metrics
 from whatifbench.models.base import Backend, Request, Response
+from whatifbench.models.decoding import applies_decoding
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.runner.requests import (
@@ -76,6 +77,8 @@ def resolve_protocol(suite: Suite, protocol: Protocol, backend: Backend) -> Prot
     protocol = suite.bind(protocol, backend).resolved(
         suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
     suite.check_protocol(protocol)
+    if not applies_decoding(backend.spec):  # no decoding record reaches it: say so
+        protocol = replace(protocol, decoding=BACKEND_DECODING)
     return protocol
 
 

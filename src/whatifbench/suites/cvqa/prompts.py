@@ -18,7 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import BACKEND_DECODING, Protocol, paper_family
+from whatifbench.core.protocol import Protocol, paper_family
 from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Turn
@@ -29,8 +29,6 @@ from whatifbench.suites.cvqa.templates import IMAGE, Template, llava_conv, templ
 
 COT_SUFFIX = "Let's think step by step:"
 """C-VQA Table 4: the chain-of-thought cue post-pended to the questions (with its colon)."""
-DECODING_KINDS = ("hf", "openai")
-"""Backend kinds that apply a request's decoding record (the others decode their own way)."""
 RELEASE = "Letian2003/C-VQA scripts/"
 
 
@@ -95,12 +93,7 @@ def bind_family(protocol: Protocol, backend: Backend) -> Protocol:
             f"The release's {family.script} asks each question on its own ({chosen} "
             f"conversation), so --strategy {protocol.strategy} has no release request; use "
             "--strategy zero-shot or cot, or --prompt default.")
-    if hint.kind not in DECODING_KINDS:
-        decoding = BACKEND_DECODING
-    elif protocol.decoding is None:
-        decoding = "release" if family.decoding is not None else "greedy"
-    else:
-        decoding = protocol.decoding
+    decoding = protocol.decoding or ("release" if family.decoding is not None else "greedy")
     if decoding == "release" and family.decoding is None:
         raise WhatifError(
             f"The release's {family.script} decodes inside the model's own chat code, which "
