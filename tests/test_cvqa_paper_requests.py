@@ -182,9 +182,10 @@ def test_llava_v1_token_ids_and_sampling(dataset: Dataset, tiny_llava: Path) -> 
     (call,) = gen.calls
     assert call["input_ids"][0].tolist() == expected
     assert {k: call[k] for k in ("do_sample", "temperature", "max_new_tokens", "num_beams",
-                                 "stop_strings")} == {
+                                 "eos_token_id")} == {
         "do_sample": True, "temperature": 0.2, "max_new_tokens": 512, "num_beams": 1,
-        "stop_strings": ["</s>"]}
+        "eos_token_id": [tok.eos_token_id]}  # the stop string </s> is one token: an end id
+    assert "stop_strings" not in call
     assert "top_p" not in call and "top_k" not in call  # the checkpoint's, as in the release
     seed = request_seed(7, dataset.items[0].id)
     assert requests[0].decoding.seed == seed
@@ -257,7 +258,8 @@ def test_qwen_chat_request(dataset: Dataset, tiny_models: Any) -> None:
                 + _ids(tok, "assistant") + nl)
     assert call["input_ids"][0].tolist() == expected
     assert {k: call[k] for k in ("do_sample", "temperature", "top_p", "top_k", "max_new_tokens",
-                                 "stop_strings")} == {
+                                 "eos_token_id")} == {
         "do_sample": True, "temperature": 1.0, "top_p": 0.3, "top_k": 0, "max_new_tokens": 512,
-        "stop_strings": ["<|im_end|>", "<|im_start|>"]}
+        "eos_token_id": sorted({special("<|im_end|>"), special("<|im_start|>")})}
+    assert "stop_strings" not in call
     assert responses[0].text == "no"  # cut before <|im_end|>, stripped

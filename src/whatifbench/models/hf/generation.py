@@ -29,10 +29,14 @@ def batches(prompts: Sequence[Prompt], budgets: Sequence[int], size: int,
             yield members[start:start + size]
 
 
-def generate_kwargs(decoding: Decoding, tokenizer: Any) -> dict[str, Any]:
+def generate_kwargs(decoding: Decoding, tokenizer: Any,
+                    eos_ids: set[int] | None = None) -> dict[str, Any]:
     """``generate`` arguments for a decoding record: the settings it sets (the rest stay the
     checkpoint's generation config, as in the scripts that call ``generate`` with a few
-    arguments); sampling settings are cleared when nothing is sampled."""
+    arguments); sampling settings are cleared when nothing is sampled. A stop string that is one
+    added token of the tokenizer (``</s>``, ``<|im_end|>``) ends generation as an extra
+    end-of-sequence id (``eos_ids`` are the model's own); others go to ``stop_strings``, whose
+    matching costs a pass over the vocabulary per call."""
     kwargs: dict[str, Any] = {"do_sample": decoding.do_sample, "num_beams": decoding.num_beams}
     for name in ("temperature", "top_p", "top_k"):
         value = getattr(decoding, name)
@@ -45,7 +49,13 @@ def generate_kwargs(decoding: Decoding, tokenizer: Any) -> dict[str, Any]:
         if value is not None:
             kwargs[name] = value
     if decoding.stop:
-        kwargs.update(stop_strings=list(decoding.stop), tokenizer=tokenizer)
+        added = tokenizer.get_added_vocab()
+        tokens = {added[s] for s in decoding.stop if s in added}
+        strings = [s for s in decoding.stop if s not in added]
+        if tokens:
+            kwargs["eos_token_id"] = sorted(tokens | set(eos_ids or ()))
+        if strings:
+            kwargs.update(stop_strings=strings, tokenizer=tokenizer)
     return kwargs
 
 
@@ -102,7 +112,7 @@ def generate_batch(loaded: Loaded, prompts: Sequence[Prompt], max_new_tokens: in
     eos = config.eos_token_id
     eos_ids = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
     kwargs = {"max_new_tokens": max_new_tokens, "pad_token_id": loaded.tokenizer.pad_token_id,
-              **generate_kwargs(decoding, loaded.tokenizer)}
+              **generate_kwargs(decoding, loaded.tokenizer, eos_ids)}
     out = _run(loaded, inputs, kwargs, decoding.seed)
     start = inputs["input_ids"].shape[1]
     mask = inputs.get("attention_mask")
