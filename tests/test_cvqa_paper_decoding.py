@@ -4,13 +4,12 @@ sampling settings an API server is sent."""
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cvqa_real_helpers import write_photos
+from cvqa_real_helpers import one_pair
 from util import run_outputs
 
 from whatifbench.cli.main import main
@@ -20,7 +19,6 @@ from whatifbench.models.hf.generation import finish
 from whatifbench.runner.requests import ImageHasher, request_key
 from whatifbench.suites.cvqa.families import FAMILIES
 from whatifbench.suites.cvqa.templates import TEMPLATES
-from whatifbench.suites.cvqa_real.importer import import_release
 
 VICUNA = ("A chat between a curious human and an artificial intelligence assistant. The "
           "assistant gives helpful, detailed, and polite answers to the human's questions.")
@@ -29,17 +27,10 @@ VICUNA = ("A chat between a curious human and an artificial intelligence assista
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One C-VQA-Real pair about a real photograph."""
-    root = tmp_path_factory.mktemp("cvqa")
     row = {"img_path": "a.jpg", "query": "Is there a cat?", "answer": "yes",
            "new query": "Would there be a cat if it left?", "new answer": "no",
            "type": "boolean"}
-    with open(root / "q.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(row))
-        writer.writeheader()
-        writer.writerow(row)
-    write_photos(root / "coco", ["a.jpg"])
-    import_release(root / "q.csv", root / "coco", root / "ds")
-    return root / "ds"
+    return one_pair(tmp_path_factory.mktemp("cvqa"), row)
 
 
 # -- tokens → text -------------------------------------------------------------------------------

@@ -5,14 +5,13 @@ settings passed to ``generate``."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from cvqa_real_helpers import write_photos
+from cvqa_real_helpers import one_pair
 
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.protocol import Protocol
@@ -22,7 +21,6 @@ from whatifbench.models.hf.backend import HFBackend
 from whatifbench.runner.evaluate import get_suite, resolve_protocol
 from whatifbench.runner.requests import RequestBuilder
 from whatifbench.suites.cvqa.templates import TEMPLATES, llava_conv
-from whatifbench.suites.cvqa_real.importer import import_release
 
 VICUNA = ("A chat between a curious human and an artificial intelligence assistant. The "
           "assistant gives helpful, detailed, and polite answers to the human's questions.")
@@ -117,17 +115,10 @@ def test_binding_choices_and_refusals() -> None:
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     """One C-VQA-Real pair about a real photograph."""
-    root = tmp_path_factory.mktemp("cvqa")
     row = {"img_path": "a.jpg", "query": QUESTION, "answer": "2",
            "new query": "How many cats would there be if one left?", "new answer": "1",
            "type": "direct"}
-    with open(root / "q.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(row))
-        writer.writeheader()
-        writer.writerow(row)
-    write_photos(root / "coco", ["a.jpg"])
-    import_release(root / "q.csv", root / "coco", root / "ds")
-    return load_dataset(root / "ds")
+    return load_dataset(one_pair(tmp_path_factory.mktemp("cvqa"), row))
 
 
 class Generate:
