@@ -106,13 +106,22 @@ def test_paper_run_records_the_request_and_repeats(dataset: Path, tiny_llava: Pa
             (True, 0.2, 512, ["</s>"])
         assert isinstance(gen["seed"], int)
     assert samples[0]["generation"]["seed"] != samples[1]["generation"]["seed"]
-    # The same seed in a fresh store samples the same replies; the first store answers a
-    # repeat without a call.
-    _run(dataset, tiny_llava, tmp_path / "b", tmp_path / "b.sqlite", "--seed", "3")
-    assert run_outputs(tmp_path / "b")[1] == samples
-    _run(dataset, tiny_llava, tmp_path / "c", tmp_path / "a.sqlite", "--seed", "3")
-    execution = json.loads((tmp_path / "c" / "execution.json").read_text())["runs"][0]
+    # The same seed in a fresh store samples the same replies (a short budget keeps it quick);
+    # a store answers a repeat without a call.
+    short = ("--seed", "3", "--max-new-tokens", "24")
+    _run(dataset, tiny_llava, tmp_path / "b", tmp_path / "b.sqlite", *short)
+    _run(dataset, tiny_llava, tmp_path / "c", tmp_path / "c.sqlite", *short)
+    replies = [s["response"] for s in run_outputs(tmp_path / "b")[1]]
+    assert run_outputs(tmp_path / "c")[1] == run_outputs(tmp_path / "b")[1]
+    _run(dataset, tiny_llava, tmp_path / "d", tmp_path / "b.sqlite", *short)
+    execution = json.loads((tmp_path / "d" / "execution.json").read_text())["runs"][0]
     assert (execution["from_store"], execution["computed"]) == (2, 0)
+    assert [s["response"] for s in run_outputs(tmp_path / "d")[1]] == replies
+    # Another seed is another request: computed again, not taken from the store.
+    _run(dataset, tiny_llava, tmp_path / "e", tmp_path / "b.sqlite", "--seed", "4",
+         "--max-new-tokens", "24")
+    execution = json.loads((tmp_path / "e" / "execution.json").read_text())["runs"][0]
+    assert (execution["from_store"], execution["computed"]) == (0, 2)
 
 
 def test_builtin_models_decode_their_own_way(dataset: Path, tmp_path: Path) -> None:
