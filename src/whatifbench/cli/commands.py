@@ -14,7 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
+from whatifbench.core.protocol import (
+    ANSWER_MODES,
+    DECODINGS,
+    LAYOUTS,
+    SCORE_BY,
+    STRATEGIES,
+    Protocol,
+)
 from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
 from whatifbench.report import MAX_IMAGES
@@ -81,6 +88,10 @@ def add_run(sub: Any) -> None:
                    help="rank mode: summed or per-token mean log-probability (default: the "
                         "suite's own)")
     p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--decoding", choices=DECODINGS,
+                   help="with --prompt paper: release (default: the release script's generation "
+                        "call, sampled where it samples, seeded per item from --seed) | greedy "
+                        "(the same request, searched greedily)")
     p.add_argument("--judge", metavar="SPEC",
                    help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
                         "suite's own (MuCR: the offline embedding:all-MiniLM-L6-v2)")
@@ -128,7 +139,8 @@ def run_command(args: argparse.Namespace) -> int:
     model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
                         image_layout=args.image_layout, parser=args.parser,
-                        max_new_tokens=args.max_new_tokens, score_by=args.score_by).validate()
+                        max_new_tokens=args.max_new_tokens, score_by=args.score_by,
+                        decoding=args.decoding).validate()
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress, judge=args.judge,
                          judge_args=parse_model_args(args.judge_args))
