@@ -13,6 +13,7 @@ from typing import Any
 
 from whatifbench import __version__
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import lookup
@@ -224,7 +225,7 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
         response=response.text, scores=list(chosen) if chosen is not None else None,
         prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
-        trace=trace if isinstance(trace, dict) else None,
+        trace=finite_json(trace) if isinstance(trace, dict) else None,
         model_input=response.meta.get("model_input"),
     )
 
