@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from whatifbench import __version__
+from whatifbench import __version__, secrets
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
@@ -161,8 +161,10 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
                           round(time.monotonic() - started, 3), judge_counts["from_store"],
                           judge_counts["computed"], judge_counts["errors"])
-    return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
-                     samples, execution)
+    # What is recorded of the backend (its spec, arguments, another tool's logged config)
+    # may hold URLs with credentials: they never reach a result (``secrets.redact``).
+    return RunResult(suite.name, dataset.card.name, secrets.redact(backend.spec), len(items),
+                     metrics, secrets.redact_value(spec), samples, execution)
 
 
 def _check_images(backend: Backend, requests: Sequence[Request], protocol: Protocol) -> None:
