@@ -24,7 +24,7 @@ from whatifbench.core.protocol import (
 )
 from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
-from whatifbench.report import MAX_IMAGES
+from whatifbench.report import MAX_IMAGES, REPLY_CHARS
 from whatifbench.report.table import terminal_width
 
 if TYPE_CHECKING:
@@ -99,10 +99,17 @@ def add_run(sub: Any) -> None:
                    metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _full_replies_argument(p)
     from whatifbench.runner.executor import add_executor_arguments
 
     add_executor_arguments(p, "run")
     p.set_defaults(func=run_command)
+
+
+def _full_replies_argument(p: Any) -> None:
+    p.add_argument("--full-replies", action="store_true",
+                   help=f"keep whole replies in samples.jsonl (default: the first {REPLY_CHARS:,} "
+                        "characters of each)")
 
 
 def _subset(value: str) -> float | str:
@@ -160,7 +167,8 @@ def run_command(args: argparse.Namespace) -> int:
     if store.damaged:
         _err(f"{store.damaged} stored answer(s) failed the store's integrity check; they were "
              "not used but computed again.")
-    paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites])
+    paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites],
+                              full_replies=args.full_replies)
     for table in api.tables_for(runs):
         print()
         print(table.to_text(terminal_width()))
@@ -274,6 +282,7 @@ def add_report(sub: Any) -> None:
     p.add_argument("--max-images", type=int, default=MAX_IMAGES, metavar="N",
                    help=f"thumbnails embedded in report.html (default {MAX_IMAGES}; "
                         "'whatif view' shows every image)")
+    _full_replies_argument(p)
     p.set_defaults(func=report_command)
 
 
@@ -293,7 +302,7 @@ def report_command(args: argparse.Namespace) -> int:
     options = Options(max_images=max(0, args.max_images),
                       dataset_roots=tuple(Path(d) for d in args.dataset_root))
     paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs, sources=sources,
-                              options=options)
+                              options=options, full_replies=args.full_replies)
     for table in api.tables_for(runs):
         print()
         print(table.to_text(terminal_width()))

@@ -50,8 +50,9 @@ class Sample:
     mean log-probability, as ``--score-by`` chose), in candidate order."""
     prediction: str | None
     """The extracted (or ranked) answer; ``None`` when unparsed or failed."""
-    correct: bool
-    """Prediction equals the target."""
+    correct: bool | None
+    """Prediction equals the target; ``None`` for a free-text answer, which is graded by
+    ``score`` (or not judged: ``judgement["not_judged"]``), never right or wrong."""
     unparsed: bool
     """The reply held no extractable answer (scored wrong)."""
     flag: str | None

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from whatifbench import __version__
+from whatifbench import __version__, secrets
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import BACKEND_DECODING, Protocol
 from whatifbench.core.registry import lookup
@@ -166,8 +167,10 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
                           round(time.monotonic() - started, 3), judge_counts["from_store"],
                           judge_counts["computed"], judge_counts["errors"])
-    return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
-                     samples, execution)
+    # What is recorded of the backend (its spec, arguments, another tool's logged config)
+    # may hold URLs with credentials: they never reach a result (``secrets.redact``).
+    return RunResult(suite.name, dataset.card.name, secrets.redact(backend.spec), len(items),
+                     metrics, secrets.redact_value(spec), samples, execution)
 
 
 def _check_images(backend: Backend, requests: Sequence[Request], protocol: Protocol) -> None:
@@ -230,7 +233,7 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
         response=response.text, scores=list(chosen) if chosen is not None else None,
         prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
-        trace=trace if isinstance(trace, dict) else None,
+        trace=finite_json(trace) if isinstance(trace, dict) else None,
         model_input=response.meta.get("model_input"),
         generation=generation_settings(request) if mode == "generate" else None,
     )
