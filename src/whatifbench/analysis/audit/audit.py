@@ -29,9 +29,9 @@ from whatifbench.metrics.stats import percent, wilson_ci
 
 MIN_PAIRS = 3
 """Fewer pairs (or unpaired items) than this cannot be cross-validated."""
-METHOD = ("5-fold cross-validation grouped by pair (an original and its counterfactual never "
-          "straddle folds); per group, the baseline that scored best inside the training folds "
-          "(nested cross-validation), never chosen on the test fold")
+METHOD = ("{folds}-fold cross-validation grouped by pair (an original and its counterfactual "
+          "never straddle folds); per group, the baseline that scored best inside the training "
+          "folds (nested cross-validation), never chosen on the test fold")
 PUBLIC = ("dataset", "blind", "slices", "pairs")
 """The keys ``--json`` prints (the cache holds ``per_item`` too)."""
 
@@ -60,6 +60,7 @@ def audit_items(items: Sequence[Item]) -> dict[str, Any]:
     result = blind_baselines(build_features(chosen), keys, [i.group or "" for i in chosen])
     right = result.combined
     overall = summary(chosen, right)
+    folds = int(result.folds.max()) + 1
     baselines = {}
     for name in BASELINES:
         hits = int(result.correct[name].sum())
@@ -68,8 +69,8 @@ def audit_items(items: Sequence[Item]) -> dict[str, Any]:
     return {
         "blind": {"accuracy": overall["blind"], "chance": overall["chance"],
                   "n": overall["n"], "interval": overall["interval"],
-                  "flagged": overall["flagged"], "method": METHOD,
-                  "folds": int(result.folds.max()) + 1, "baselines": baselines,
+                  "flagged": overall["flagged"], "method": METHOD.format(folds=folds),
+                  "folds": folds, "baselines": baselines,
                   "chosen": result.chosen},
         "slices": slices(chosen, right, slice_keys(chosen)),
         "pairs": pair_rules(items),

@@ -197,45 +197,56 @@ def blind_baselines(features: Features, pair_keys: Sequence[str], groups: Sequen
                     folds: int = FOLDS) -> BlindResult:
     """Every baseline's out-of-fold guesses and the combination chosen inside training folds.
 
-    For each test fold ``k``, a baseline's inner score on a group is its accuracy on the group's
-    items of each other fold ``j`` when trained on the folds other than ``j`` and ``k``; the
-    best inner score picks the baseline whose guesses (trained on all folds but ``k``) count
-    for the group's items of fold ``k``.
+    For each test fold ``k``, a baseline's inner guesses on another fold ``j`` come from training
+    on the folds other than ``j`` and ``k``. The baseline with the most inner hits over all
+    items is the default; a group switches to its own best baseline only when that one beats the
+    default on the group's inner items clearly (by more than two standard errors of a sign test
+    over the items where the two disagree), so that small groups do not chase noise. The chosen
+    baseline's guesses (trained on all folds but ``k``) count for the group's items of fold
+    ``k``.
     """
     n = len(features.items)
     count = min(folds, len(set(pair_keys)))
     fold = assign_folds(pair_keys, groups, count)
     guesser = _Guesser(features)
     outer: dict[str, np.ndarray] = {b: np.zeros(n, dtype=bool) for b in BASELINES}
-    inner: dict[tuple[str, int, int], np.ndarray] = {}
     for k in range(count):
         test = fold == k
         for b in BASELINES:
             outer[b] |= guesser.run(b, ~test, test) & test
+    inner = {(b, k): np.zeros(n, dtype=bool) for b in BASELINES for k in range(count)}
+    seen = {k: np.zeros(n, dtype=bool) for k in range(count)}
     for j, k in itertools.combinations(range(count), 2):
         held = (fold == j) | (fold == k)
         if held.all():
             continue
         for b in BASELINES:
-            inner[b, j, k] = guesser.run(b, ~held, held)
+            right = guesser.run(b, ~held, held)
+            inner[b, k] |= right & (fold == j)
+            inner[b, j] |= right & (fold == k)
+        seen[k] |= fold == j
+        seen[j] |= fold == k
     group_arr = np.array(groups, dtype=object)
     combined = np.zeros(n, dtype=bool)
     chosen: dict[str, Counter[str]] = {}
     for k in range(count):
+        default = _best({b: inner[b, k] for b in BASELINES}, seen[k])
         for g in sorted(set(group_arr[fold == k])):
-            members = (fold == k) & (group_arr == g)
-            scores = []
-            for b in BASELINES:
-                hits = 0
-                for j in range(count):
-                    if j == k:
-                        continue
-                    right = inner.get((b, min(j, k), max(j, k)))
-                    if right is not None:
-                        hits += int((right & (fold == j) & (group_arr == g)).sum())
-                scores.append(hits)
-            best = BASELINES[int(np.argmax(scores))]
+            members = group_arr == g
+            best = _best({b: inner[b, k] for b in BASELINES}, seen[k] & members, default)
             chosen.setdefault(str(g), Counter())[best] += 1
-            combined[members] = outer[best][members]
+            combined[members & (fold == k)] = outer[best][members & (fold == k)]
     return BlindResult(folds=fold, correct=outer, combined=combined,
                        chosen={g: dict(sorted(c.items())) for g, c in sorted(chosen.items())})
+
+
+def _best(right: dict[str, np.ndarray], where: np.ndarray, default: str | None = None) -> str:
+    """The baseline with the most hits ``where`` (ties: the earlier in ``BASELINES``); with a
+    ``default``, only when it beats the default by more than two standard errors of a sign test
+    on the items where the two disagree."""
+    hits = {b: int((right[b] & where).sum()) for b in BASELINES}
+    best = max(BASELINES, key=lambda b: (hits[b], -BASELINES.index(b)))
+    if default is None or best == default:
+        return best
+    disagree = int(((right[best] != right[default]) & where).sum())
+    return best if hits[best] - hits[default] > 2 * disagree ** 0.5 else default
