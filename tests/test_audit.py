@@ -176,6 +176,13 @@ def test_pair_rules() -> None:
     assert pair("6", "3", "How many if the number was halved?") == []
     assert pair("2", "2", "How many if 2 more were painted red?") == ["equal"]
     assert pair("yes", "No", "Would it?") == ["negation"]
+    above = Item("a", (), "Above or below?", "choice", "above", ("below", "above"), pair_id="p",
+                 role="basic")
+    below = Item("b", (), "If rotated, above or below?", "choice", "below", ("above", "below"),
+                 pair_id="p", role="counterfactual")
+    assert rules_holding(above, below) == ["negation"]
+    assert rules_holding(above, replace(below, target="above")) == ["equal"]
+    assert rules_holding(above, replace(below, choices=("below", "left"))) == []
     # numbers listed as options are not numbers named by the question
     listed = Item("b", (), "How many if removed? Select the correct answer:A:1  B:3  C:2  D:4",
                   "choice", "1", ("1", "3", "2", "4"), pair_id="p", role="counterfactual")

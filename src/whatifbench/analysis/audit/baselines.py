@@ -138,13 +138,14 @@ class _Guesser:
         for r in won:
             positions.setdefault(f.keys[f.row_item[r]], Counter())[int(codes[r])] += 1
         none: Counter[Any] = Counter()
+        scale = float(self.n + 1)  # answer count first, then position for the wording, overall
         scores = np.zeros(len(f.row_item))
         for r in np.flatnonzero(self._rows(test)):
             item = int(f.row_item[r])
             key, code = f.keys[item], int(codes[r])
             option = f.choices[item][f.row_option[r]].strip().lower()
-            scores[r] = (answers.get(key, none)[option] * 1e6
-                         + positions.get(key, none)[code] * 1e3 + overall[code])
+            scores[r] = ((answers.get(key, none)[option] * scale
+                          + positions.get(key, none)[code]) * scale + overall[code])
         right = self._pick(scores, test) | self._open_majority(train, test)
         for i in np.flatnonzero(test & ~self.closed):
             if f.keys[i] in answers:

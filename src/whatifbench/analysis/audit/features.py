@@ -31,6 +31,9 @@ MAX_DIFF = 12
 """Differences between numeric options are told apart up to this size (larger ones pooled)."""
 MAX_VALUE = 50
 """Numeric option values are told apart up to this value (larger ones pooled)."""
+CODE = 100_000
+"""Prior codes: number of options × CODE + the option's position (or CODE/2 + its numeric
+rank), so that items with different numbers of options never share a code."""
 SHIFT = 24
 DIFF, CROSS, NEAR = 1 << 56, 2 << 56, 3 << 56
 """Column-id ranges of the closed rows: option features (from 0), numeric differences, option
@@ -120,9 +123,9 @@ def _option_features(choices: Sequence[str], question_tokens: list[str],
                      f"below max={min(MAX_DIFF, max(values) - v):.0f}"]
         crossed.append(feats)
         diffs.append(near)
-        priors["position"].append(k * 100 + j)
-        priors["numeric rank"].append(k * 100 + 50 + rank[j] if numeric else k * 100 + j)
-        priors["length"].append(k * 100 + length_rank[j])
+        priors["position"].append(k * CODE + j)
+        priors["numeric rank"].append(k * CODE + CODE // 2 + rank[j] if numeric else k * CODE + j)
+        priors["length"].append(k * CODE + length_rank[j])
     return crossed, diffs, priors
 
 

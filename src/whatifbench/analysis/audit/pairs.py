@@ -5,7 +5,8 @@ counterfactual without imagining anything; counterfactual accuracy then mostly m
 perception of the original. The rules (reported, never flagged):
 
 - ``equal``: the counterfactual answer is the original's;
-- ``negation``: both are yes/no and differ;
+- ``negation``: both are yes/no and differ, or both items offer the same two options and the
+  counterfactual answer is the other one (CFMM's "above"/"below", "left"/"right");
 - ``plus/minus``: both are numbers and differ by a number the counterfactual question names
   ("if 3 more people came"), in either direction.
 """
@@ -36,7 +37,9 @@ def rules_holding(first: Item, second: Item) -> list[str]:
     held = []
     if a == b:
         held.append("equal")
-    if {a, b} == {"yes", "no"}:
+    two = {normal(c) for c in first.choices}
+    if {a, b} == {"yes", "no"} or (a != b and len(two) == 2
+                                    and two == {normal(c) for c in second.choices}):
         held.append("negation")
     x, y = answer_number(a), answer_number(b)
     if x is not None and y is not None and x != y:
