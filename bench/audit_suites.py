@@ -189,8 +189,9 @@ def main() -> int:
             for table in tables(result):
                 show(table, args.markdown)
             blind = result["blind"]
-            flagged = [f"{s['key']} {s['value']} {fmt(s['blind'])}" for s in result["slices"]
-                       if s["flagged"]]
+            flagged = ["all"] * bool(blind["flagged"]) + [
+                f"{s['key']} {s['value']} {fmt(s['blind'])}" for s in result["slices"]
+                if s["flagged"]]
             rows.append((name, str(blind["n"]), fmt(blind["accuracy"]), fmt(blind["chance"]),
                          f"[{fmt(blind['interval'][0])}, {fmt(blind['interval'][1])}]",
                          "; ".join(flagged) or "none"))

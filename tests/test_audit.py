@@ -207,6 +207,9 @@ def test_cvqa_real_sample_pairs_and_open_items(shared_dir: Path, tmp_path: Path,
     assert groups["boolean"]["rules"]["negation"] == {"pairs": 12, "percent": 100.0}
     assert groups["direct"]["rules"]["plus/minus"] == {"pairs": 8, "percent": 66.67}
     assert groups["indirect"]["rules"]["equal"]["pairs"] == 1
+    assert groups["boolean"]["rules"]["best"] == {"rule": "negation", "pairs": 12,
+                                                  "percent": 100.0}
+    assert result["pairs"]["rules"]["best"]["rule"] == "negation"
     type_slices = {s["value"]: s for s in result["slices"] if s["key"] == "type"}
     assert type_slices["boolean"]["chance"] == 50.0 and not type_slices["boolean"]["flagged"]
 

@@ -50,16 +50,19 @@ def rules_holding(first: Item, second: Item) -> list[str]:
 
 
 def _share(counts: Counter[str], total: int) -> dict[str, Any]:
-    """Per rule (and any rule) the pairs it holds for: count and percent of ``total``."""
-    out: dict[str, Any] = {}
-    for rule in (*RULES, "any"):
-        out[rule] = {"pairs": counts[rule], "percent": percent(counts[rule], total)}
+    """Per rule the pairs it holds for (count and percent of ``total``), and the best rule: the
+    share a model reaches that perceives the original and applies that one rule (any two
+    answers of a yes/no pair are equal or negated, so their sum says nothing)."""
+    out: dict[str, Any] = {rule: {"pairs": counts[rule], "percent": percent(counts[rule], total)}
+                           for rule in RULES}
+    best = max(RULES, key=lambda rule: (counts[rule], -RULES.index(rule)))
+    out["best"] = {"rule": best if counts[best] else None, **out[best]}
     return out
 
 
 def pair_rules(items: Sequence[Item]) -> dict[str, Any]:
     """Pair diagnostics of a dataset: over original/counterfactual (or basic/counterfactual)
-    pairs, how often each rule holds, overall and per group."""
+    pairs, how often each rule holds and the best single rule, overall and per group."""
     by_pair: dict[str, dict[str, Item]] = {}
     for item in items:
         if item.pair_id is not None and item.role is not None:
@@ -79,7 +82,7 @@ def pair_rules(items: Sequence[Item]) -> dict[str, Any]:
         total += 1
         sizes[group] += 1
         counts = groups.setdefault(group, Counter())
-        for rule in [*held, *(["any"] if held else [])]:
+        for rule in held:
             overall[rule] += 1
             counts[rule] += 1
     return {

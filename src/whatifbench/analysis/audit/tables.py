@@ -66,9 +66,10 @@ def pair_table(result: dict[str, Any]) -> Table | None:
     groups = [*pairs["by_group"], {"group": "all", "pairs": pairs["pairs"],
                                    "rules": pairs["rules"]}]
     rows = tuple((g["group"] or "(none)", str(g["pairs"]),
-                  *(fmt(g["rules"][r]["percent"]) for r in (*RULES, "any"))) for g in groups)
+                  *(fmt(g["rules"][r]["percent"]) for r in RULES),
+                  g["rules"]["best"]["rule"] or "–") for g in groups)
     return Table(title="Pairs: the counterfactual answer follows from the original's (% of pairs)",
-                 columns=("group", "pairs", *RULES, "any"), rows=rows,
+                 columns=("group", "pairs", *RULES, "best rule"), rows=rows,
                  notes=(PAIR_NOTE,))
 
 
