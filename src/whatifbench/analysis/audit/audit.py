@@ -30,8 +30,9 @@ from whatifbench.metrics.stats import percent, wilson_ci
 MIN_PAIRS = 3
 """Fewer pairs (or unpaired items) than this cannot be cross-validated."""
 METHOD = ("{folds}-fold cross-validation grouped by pair (an original and its counterfactual "
-          "never straddle folds); per group, the baseline that scored best inside the training "
-          "folds (nested cross-validation), never chosen on the test fold")
+          "never straddle folds); the combination takes the baseline that scored best inside "
+          "the training folds (nested cross-validation), a group's own best where it is clearly "
+          "better there; the test fold never chooses")
 PUBLIC = ("dataset", "blind", "slices", "pairs")
 """The keys ``--json`` prints (the cache holds ``per_item`` too)."""
 
