@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -12,6 +14,18 @@ BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 0
 CACHED_RESAMPLES = 1_000_000
 """Index tables up to this many entries (8 MB) are kept for reuse; 16 at most."""
+_INTERVALS = contextvars.ContextVar("bootstrap_intervals", default=True)
+
+
+@contextlib.contextmanager
+def no_intervals() -> Iterator[None]:
+    """Within this block bootstrap intervals are not drawn (they come out ``(0.0, 0.0)``): for
+    metrics computed only for their values, many times (the reports' chance rows)."""
+    token = _INTERVALS.set(False)
+    try:
+        yield
+    finally:
+        _INTERVALS.reset(token)
 
 
 def percent(hits: int, total: int) -> float:
@@ -48,7 +62,7 @@ def bootstrap_ci(
     resampled columns as 2-D arrays ``(samples, units)`` and returns one value per resample.
     """
     n = len(columns[0])
-    if n == 0:
+    if n == 0 or not _INTERVALS.get():
         return (0.0, 0.0)
     idx = (_resample_rows(n, samples, seed) if n * samples <= CACHED_RESAMPLES
            else _draw_rows(n, samples, seed))
@@ -124,6 +138,8 @@ def stratified_bootstrap_ci(
     stratum order, each as a 2-D array ``(samples, units of the stratum)``, and returns one
     value per resample. An empty stratum gives ``(0.0, 0.0)``.
     """
+    if not _INTERVALS.get():
+        return (0.0, 0.0)
     rng = np.random.default_rng(seed)
     resampled: list[np.ndarray] = []
     for columns in strata:
@@ -134,3 +150,23 @@ def stratified_bootstrap_ci(
         resampled += [np.asarray(c)[idx] for c in columns]
     lo, hi = interval_95(statistic(*resampled))
     return (round(float(lo), 2), round(float(hi), 2))
+
+
+def recorded_p(p: float) -> float:
+    """A p-value as results record it: four significant digits (a tiny value keeps its size,
+    unlike a fixed number of decimals)."""
+    return float(f"{p:.4g}")
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (the family-wise error rate over the tests), in the
+    given order: the k-th smallest p is multiplied by ``m − k + 1``, made non-decreasing in that
+    order and capped at 1 (``statsmodels.stats.multitest.multipletests(method="holm")``)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * float(pvalues[i])))
+        adjusted[i] = running
+    return adjusted

@@ -31,8 +31,9 @@
     }
     head.push(h("tr", null, t.columns.map((c) => h("th", null, c))));
     const inCells = new Set(t.n_in_cells);
-    const body = t.rows.map((row) => h("tr", null, row.map((c, i) =>
-      i === 0 ? h("td", null, c) : cellNode(c, inCells.has(i)))));
+    const firstRef = t.rows.length - (t.ref || 0);  // reference rows (chance, blind) come last
+    const body = t.rows.map((row, r) => h("tr", {class: r >= firstRef ? "ref" : null},
+      row.map((c, i) => i === 0 ? h("td", null, c) : cellNode(c, inCells.has(i)))));
     return h("div", {class: "table"},
       h("table", {class: "results"}, h("caption", null, t.title), h("thead", null, head),
         h("tbody", null, body)),

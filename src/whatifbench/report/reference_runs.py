@@ -1,0 +1,189 @@
+"""Pseudo-runs that let the suites' own metrics and tables compute the reference rows.
+
+A reference row must fill the columns of every suite's table, whatever they are. Rather than
+teaching each table what its columns mean, the suite scores made-up answers:
+
+- **chance**: the expected score of guessing. Every unit (a pair, or a lone item) has a finite
+  set of equally likely guesses (1 of K options per item, yes or no, or for an open answer the
+  most common answer of its kind); the guesses are enumerated so that each unit runs through
+  all its combinations equally often (mixed radix over the unit's items). Every cell that is a
+  mean over units of their outcome (accuracy, both-right pair accuracy, sums of such) averaged
+  over the enumeration is exactly its expected value under guessing; other cells are left
+  blank;
+- **probes** for the blind row: a run right exactly on the items of one audit slice and one
+  right exactly elsewhere. A cell that reads 100 in the first, 0 in the second and counts as
+  many units as the slice has items is the accuracy over exactly that slice, and may show the
+  audit's blind accuracy of the slice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from whatifbench.core.item import Item
+from whatifbench.core.suite import Sample, Suite
+from whatifbench.metrics.stats import no_intervals
+from whatifbench.report.table import Cell, Table
+from whatifbench.runner.results import RunResult
+
+MAX_COMBINATIONS = 256
+"""Largest enumeration of guesses (pseudo-runs) computed for a chance row."""
+NOT_GRADED = {"not_judged": "a reference row has no free-text answer to grade"}
+"""The judgement of a free-text item in a pseudo-run (it is never graded)."""
+PROTOCOLS = ({"prompt": "default", "strategy": "zero-shot", "answer_mode": "rank",
+              "score_by": "mean", "image_layout": "multi", "parser": "default"},
+             {"prompt": "paper", "strategy": "cot", "answer_mode": "generate",
+              "score_by": "sum", "image_layout": "composite", "parser": "paper"})
+"""Two unlike protocols: a text cell that changes between them describes the run's protocol
+(e.g. CFMM's prompt column) and is left out of reference rows."""
+
+
+def unit_of(item: Item) -> str:
+    """The unit guesses are enumerated over: the item's pair, or the item."""
+    return item.pair_id if item.pair_id is not None else f"item:{item.id}"
+
+
+def guesses(items: Sequence[Item]) -> dict[str, tuple[str, ...]]:
+    """Each item's equally likely guesses: its options, yes and no, or (an open answer) the most
+    common answer of its kind among ``items`` (``analysis.audit.chance``'s majority rule)."""
+    counts: dict[str, Counter[str]] = {}
+    for item in items:
+        if not item.choices and item.kind != "yes-no":
+            counts.setdefault(item.kind, Counter())[item.target] += 1
+    majority = {kind: c.most_common(1)[0][0] for kind, c in counts.items()}
+    return {item.id: (item.choices if item.choices else ("yes", "no")
+                      if item.kind == "yes-no" else (majority[item.kind],))
+            for item in items}
+
+
+def enumeration(items: Sequence[Item]) -> tuple[int, dict[str, tuple[int, int]]] | None:
+    """The number of pseudo-runs that enumerate every unit's combinations equally often, and
+    each item's (stride, K): in pseudo-run ``j`` it guesses option ``(j // stride) % K``.
+    ``None`` when that takes more than ``MAX_COMBINATIONS`` runs."""
+    options = guesses(items)
+    strides: dict[str, tuple[int, int]] = {}
+    sizes: dict[str, int] = {}
+    for item in items:
+        unit = unit_of(item)
+        stride = sizes.get(unit, 1)
+        strides[item.id] = (stride, len(options[item.id]))
+        sizes[unit] = stride * len(options[item.id])
+    total = math.lcm(*sizes.values()) if sizes else 1
+    return (total, strides) if total <= MAX_COMBINATIONS else None
+
+
+def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str, Any],
+               answer: Callable[[Item], tuple[str | None, bool]]) -> RunResult:
+    """A run whose answer to each item is ``answer(item)`` → (prediction, correct), scored by
+    the suite's own metrics (without bootstrap intervals)."""
+    samples = []
+    for item in items:
+        prediction, correct = answer(item)
+        samples.append(Sample(
+            item_id=item.id, pair_id=item.pair_id, role=item.role, group=item.group,
+            question=item.question, prompt="", target=item.target, response=None, scores=None,
+            prediction=prediction, correct=correct, unparsed=False, flag=None, error=None,
+            meta=dict(item.meta), judgement=dict(NOT_GRADED) if item.kind == "text" else {}))
+    with no_intervals():
+        metrics = suite.metrics(samples, items)
+    return RunResult(suite.name, dataset, "reference", len(items), metrics, spec, samples)
+
+
+def chance_tables(suite: Suite, items: Sequence[Item], dataset: str,
+                  label: str) -> list[Table] | None:
+    """The suite's tables for one row labelled ``label`` holding the expected values of
+    guessing (see the module docstring); ``None`` when the enumeration is too large."""
+    found = enumeration(items)
+    if found is None:
+        return None
+    total, strides = found
+    options = guesses(items)
+
+    def guess(j: int) -> Callable[[Item], tuple[str | None, bool]]:
+        def answer(item: Item) -> tuple[str | None, bool]:
+            stride, k = strides[item.id]
+            value = options[item.id][(j // stride) % k]
+            return value, suite.is_correct(item, value)
+        return answer
+
+    def tables(j: int, protocol: dict[str, Any]) -> list[Table]:
+        spec = {"model_name": label, "protocol": protocol}
+        return suite.tables([pseudo_run(suite, items, dataset, spec, guess(j))])
+
+    return average([tables(j, PROTOCOLS[0]) for j in range(total)], tables(0, PROTOCOLS[1]))
+
+
+def average(variants: Sequence[Sequence[Table]], other: Sequence[Table] = ()) -> list[Table]:
+    """Tables of the same layout combined cell by cell: ``Cell`` values and changes averaged
+    over the ``variants`` (intervals, counts and p-values dropped); text kept only where every
+    variant agrees, and so does ``other`` (the first variant's answers under another protocol)
+    when it has the table: such text depends neither on the answers nor on the protocol."""
+    out = []
+    for k, first in enumerate(variants[0]):
+        same = [v[k] for v in variants if k < len(v) and _layout(v[k]) == _layout(first)]
+        if len(same) != len(variants):
+            continue
+        alike = [t for t in other if _layout(t) == _layout(first)][:1]
+        rows = []
+        for r, row in enumerate(first.rows):
+            cells: list[str | Cell] = []
+            for c, cell in enumerate(row):
+                column = [t.rows[r][c] for t in same]
+                text = [*column, *(t.rows[r][c] for t in alike)]
+                cells.append(_mean_cell(column) if isinstance(cell, Cell)
+                             else cell if all(x == cell for x in text) else "")
+            rows.append(tuple(cells))
+        out.append(Table(first.title, first.columns, tuple(rows), first.groups, (), first.unit))
+    return out
+
+
+def _layout(table: Table) -> tuple[Any, ...]:
+    return (table.title, table.columns, len(table.rows))
+
+
+def _mean_cell(cells: Sequence[str | Cell]) -> str | Cell:
+    """The mean of a column of cells (``–`` if some value is missing)."""
+    values = [c.value if isinstance(c, Cell) else None for c in cells]
+    first = cells[0]
+    if any(v is None for v in values) or not isinstance(first, Cell):
+        return "–"
+    deltas = [c.delta if isinstance(c, Cell) else None for c in cells]
+    delta = (sum(d for d in deltas if d is not None) / len(deltas)
+             if all(d is not None for d in deltas) else None)
+    return Cell(round(sum(v for v in values if v is not None) / len(values), 2), first.digits,
+                delta=None if delta is None else round(delta, 2))
+
+
+def probe_tables(suite: Suite, items: Sequence[Item], dataset: str,
+                 inside: set[str]) -> tuple[list[Table], list[Table]]:
+    """The suite's tables for a run right exactly on the ``inside`` items, and for one right
+    exactly on the others."""
+    def run(right: Callable[[Item], bool]) -> list[Table]:
+        def answer(item: Item) -> tuple[str | None, bool]:
+            if right(item):
+                return item.target, True
+            wrong = next((c for c in item.choices if c != item.target), None)
+            return wrong, False
+        return suite.tables([pseudo_run(suite, items, dataset, {"model_name": "probe"},
+                                        answer)])
+
+    return run(lambda i: i.id in inside), run(lambda i: i.id not in inside)
+
+
+def slice_cells(inside: Sequence[Table], outside: Sequence[Table],
+                n: int) -> set[tuple[str, int, int]]:
+    """Positions (table title, row, column) of the cells that are the accuracy over exactly the
+    probed slice of ``n`` items (see the module docstring)."""
+    found = set()
+    for a, b in zip(inside, outside, strict=False):
+        if _layout(a) != _layout(b):
+            continue
+        for r, (row_a, row_b) in enumerate(zip(a.rows, b.rows, strict=True)):
+            for c, (x, y) in enumerate(zip(row_a, row_b, strict=True)):
+                if (isinstance(x, Cell) and isinstance(y, Cell) and x.value == 100.0
+                        and y.value == 0.0 and x.n == n):
+                    found.add((a.title, r, c))
+    return found
