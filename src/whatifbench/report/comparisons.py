@@ -1,4 +1,4 @@
-"""Paired model comparisons: for every two runs of one dataset, the accuracy difference on the
+"""Paired model comparisons: for every two model runs of one dataset, the accuracy difference on the
 items both answered, with a paired bootstrap interval (over pairs) and the exact McNemar p-value,
 Holm-adjusted over the comparisons; overall and per slice (role, group, category, template …).
 And the multimodal gain of a model run with and without its images (``--image-ablation``):
@@ -21,7 +21,7 @@ from typing import Any
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import compare
 from whatifbench.metrics.stats import holm, recorded_p
-from whatifbench.report.labels import dataset_key, run_labels, shown_together
+from whatifbench.report.labels import dataset_key, is_human, run_labels, shown_together
 from whatifbench.report.table import SIGNIFICANT, Cell, Table, signed
 from whatifbench.runner.ablation import ablation_of
 from whatifbench.runner.results import RunResult
@@ -44,6 +44,12 @@ class Compared:
     slices: list[dict[str, Any]]
     """The same per slice (``key``, ``value`` added), ``p_holm`` over every slice comparison
     of the dataset."""
+
+
+def models_of(runs: Sequence[RunResult]) -> list[RunResult]:
+    """The runs of models: people's runs (``whatif human``) have tables of their own
+    (``report.human``)."""
+    return [r for r in runs if not is_human(r)]
 
 
 def scored(samples: Sequence[Sample]) -> dict[str, Sample]:
@@ -173,6 +179,9 @@ def comparisons_json(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
     index = {id(r): k for k, r in enumerate(runs)}
     out = []
     for group in shown_together(runs):
+        group = models_of(group)
+        if len(group) < 2:
+            continue
         labels = run_labels(group)
         suite, dataset, sha = dataset_key(group[0])
         for c in compare_runs(group):
@@ -191,8 +200,10 @@ def comparisons_json(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
 def comparisons_payload(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
     """For the page: the comparisons of the runs of one dataset (``a``, ``b``: indexes into
     them), and the gains (``gain``: true; ``a`` the full run, ``b`` the ablated one)."""
-    return [*({"a": c.a, "b": c.b, **c.overall, "by_slice": c.slices} for c in compare_runs(runs)),
-            *({"a": f, "b": k, "gain": True, **c} for f, k, c in gains(runs))]
+    models = models_of(runs)  # people come last: the indexes stay those of ``runs``
+    return [*({"a": c.a, "b": c.b, **c.overall, "by_slice": c.slices}
+              for c in compare_runs(models)),
+            *({"a": f, "b": k, "gain": True, **c} for f, k, c in gains(models))]
 
 
 def fmt_p(p: float | None) -> str:
@@ -227,6 +238,7 @@ def comparison_tables(runs: Sequence[RunResult], slices: bool = True) -> list[Ta
     """For the runs of one dataset: the overall comparisons of every two runs and (``slices``)
     the comparisons per slice; the multimodal gains (full − ablated) if any."""
     out: list[Table] = []
+    runs = models_of(runs)
     labels = run_labels(runs)
     found = compare_runs(runs) if len(runs) > 1 else []
     name = runs[0].dataset if runs else ""

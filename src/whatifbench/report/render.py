@@ -17,6 +17,7 @@ from whatifbench.report.comparisons import (
     comparisons_payload,
 )
 from whatifbench.report.errors import mark_errors
+from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
@@ -45,12 +46,16 @@ def tables_for(runs: Sequence[RunResult], roots: Sequence[Path] = (),
 
 def dataset_tables(runs: Sequence[RunResult], roots: Sequence[Path] = (),
                    slices: bool = True) -> list[Table]:
-    """The tables of the runs of one dataset: the suite's, then program outcomes (if any),
-    each with the runs' backend errors marked and the chance and blind rows added; then the
-    paired comparisons of the runs."""
-    suite = get_suite(runs[0].suite).tables(runs)
-    marked = [mark_errors(t, runs) for t in (*suite, *program_failure_table(runs),
-                                             *comparison_tables(runs, slices))]
+    """The tables of the runs of one dataset: the suite's, then program outcomes (if any), then
+    the human baseline's (``report.human``: people's rows come after the models), then the
+    paired comparisons of the models (``report.comparisons``; ``slices``: also per slice), each
+    with the runs' backend errors marked; the chance and blind rows added to every table of
+    runs (``report.reference``; ``roots``: where moved datasets are)."""
+    runs = humans_last(runs)
+    suite_tables = [note_humans(t, runs) for t in get_suite(runs[0].suite).tables(runs)]
+    marked = [mark_errors(t, runs)
+              for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs),
+                        *comparison_tables(runs, slices))]
     return with_references(marked, runs, roots)
 
 
@@ -99,7 +104,11 @@ def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
 
 
 def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
-    """The explorer's data for these runs (tables and figures included)."""
+    """The explorer's data for these runs (tables and figures included); people's runs
+    (``whatif human``) after the models, as in the tables."""
+    position = {id(r): k for k, r in enumerate(humans_last([s.run for s in sources]))}
+    sources = sorted(sources, key=lambda s: position[id(s.run)])
+
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
         tables = dataset_tables(runs, options.dataset_roots)
         return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs),
