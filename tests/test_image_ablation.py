@@ -26,6 +26,7 @@ from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.requests import ImageHasher, RequestBuilder, request_key
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa_synthetic.options import window_ambiguous as options_ambiguous
 
 
 class Recorder(Backend):
@@ -102,12 +103,9 @@ def subset(source: Path, out: Path, choose: Callable[[list[Item]], set[str | Non
 
 
 def window_ambiguous(item: Item) -> bool:
-    """A counterfactual whose four options all lie within 5 of each other and at 5 or more:
-    for every option the other three fall inside the release's distractor window (value − 5 …
-    value + 6, none negative), so the window rule a text-only model learns on cvqa-synthetic
-    cannot single out the answer."""
-    values = [int(c) for c in item.choices]
-    return item.role == "counterfactual" and max(values) - min(values) <= 5 and min(values) >= 5
+    """A counterfactual whose options leave the release's distractor rule nothing to go by
+    (``suites.cvqa_synthetic.options.window_ambiguous``)."""
+    return item.role == "counterfactual" and options_ambiguous([int(c) for c in item.choices])
 
 
 def test_blank_sends_a_mid_grey_image_of_the_same_size_and_changes_the_cache_key(

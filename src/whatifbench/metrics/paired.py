@@ -109,11 +109,17 @@ def compare(a: Sequence[bool], b: Sequence[bool], units: Sequence[str]) -> dict[
     sizes = np.bincount(cluster, minlength=len(index)).astype(float)
     only_a, only_b = int(np.sum(x & ~y)), int(np.sum(~x & y))
     n = len(x)
+    if len(set(sizes.tolist())) == 1:  # pairs of one size: one column to resample, not three
+        total = float(sizes.sum())
+        ci = bootstrap_ci([(hits_a - hits_b).astype(np.int8)],
+                          lambda d: 100 * d.sum(axis=-1) / total)
+    else:
+        ci = bootstrap_ci([hits_a, hits_b, sizes], difference_statistic)
     return {
         "n_items": n, "n_units": len(index),
         "accuracy_a": percent(int(x.sum()), n), "accuracy_b": percent(int(y.sum()), n),
         "difference": round(100.0 * (int(x.sum()) - int(y.sum())) / n, 2) if n else 0.0,
-        "ci95": list(bootstrap_ci([hits_a, hits_b, sizes], difference_statistic)),
+        "ci95": list(ci),
         "a_only": only_a, "b_only": only_b,
         "mcnemar_p": recorded_p(mcnemar_exact(only_a, only_b)),
     }

@@ -20,7 +20,7 @@ from typing import Any
 
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import compare
-from whatifbench.metrics.stats import holm, recorded_p
+from whatifbench.metrics.stats import holm, recorded_p, shared_resamples
 from whatifbench.report.labels import dataset_key, is_human, run_labels, shown_together
 from whatifbench.report.table import SIGNIFICANT, Cell, Table, signed
 from whatifbench.runner.ablation import ablation_of
@@ -52,10 +52,10 @@ def models_of(runs: Sequence[RunResult]) -> list[RunResult]:
     return [r for r in runs if not is_human(r)]
 
 
-def scored(samples: Sequence[Sample]) -> dict[str, Sample]:
-    """The samples scored right or wrong, by item id (graded free text, such as MuCR's
-    explanations, is compared by its score elsewhere and left out)."""
-    return {s.item_id: s for s in samples if s.score is None and not s.judgement}
+def scored(samples: Sequence[Sample]) -> dict[str, bool]:
+    """Right or wrong per item id, for the samples scored that way (graded free text, such as
+    MuCR's explanations, is compared by its score elsewhere and left out)."""
+    return {s.item_id: s.correct for s in samples if s.score is None and not s.judgement}
 
 
 def slice_values(sample: Sample) -> list[tuple[str, str]]:
@@ -69,33 +69,49 @@ def slice_values(sample: Sample) -> list[tuple[str, str]]:
     return out
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What the comparisons of one dataset's runs share: each item's unit and slices."""
+
+    unit: dict[str, str]
+    """The unit the bootstrap resamples (the item's pair, or the item) by item id."""
+    slices: dict[str, list[tuple[str, str]]]
+    """The (key, value) slices of each item id."""
+
+
+def layout_of(runs: Sequence[RunResult]) -> Layout:
+    """The units and slices of the items of ``runs`` (from the first sample of each item)."""
+    unit: dict[str, str] = {}
+    slices: dict[str, list[tuple[str, str]]] = {}
+    for run in runs:
+        for s in run.samples:
+            if s.item_id not in unit:
+                unit[s.item_id] = s.pair_id if s.pair_id is not None else f"item:{s.item_id}"
+                slices[s.item_id] = slice_values(s)
+    return Layout(unit, slices)
+
+
 def _order(key: str, value: str) -> tuple[int, list[Any]]:
     """Slices in ``SLICE_KEYS`` order, values in natural order (``T2`` before ``T10``)."""
     return SLICE_KEYS.index(key), [int(t) if t.isdigit() else t
                                    for t in re.split(r"(\d+)", value)]
 
 
-def _unit(sample: Sample) -> str:
-    return sample.pair_id if sample.pair_id is not None else f"item:{sample.item_id}"
-
-
-def compare_two(first: RunResult, second: RunResult) -> tuple[dict[str, Any],
-                                                            list[dict[str, Any]]] | None:
-    """Overall and per-slice comparison of two runs on the items both scored (``None`` when
-    they share none). A key with a single value over those items is left out, and so is a
-    slice with the same items as one before it."""
-    a, b = scored(first.samples), scored(second.samples)
+def compare_two(a: dict[str, bool], b: dict[str, bool], layout: Layout
+                ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """Overall and per-slice comparison of two runs' outcomes (``scored``) on the items both
+    scored (``None`` when they share none). A key with a single value over those items is left
+    out, and so is a slice with the same items as one before it."""
     common = [i for i in a if i in b]
     if not common:
         return None
 
     def stats(ids: Sequence[str]) -> dict[str, Any]:
-        return compare([a[i].correct for i in ids], [b[i].correct for i in ids],
-                       [_unit(a[i]) for i in ids])
+        return compare([a[i] for i in ids], [b[i] for i in ids], [layout.unit[i] for i in ids])
 
     members: dict[tuple[str, str], list[str]] = {}
     for i in common:
-        for key in slice_values(a[i]):
+        for key in layout.slices[i]:
             members.setdefault(key, []).append(i)
     values = Counter(k for k, _ in members)
     seen: set[frozenset[str]] = set()
@@ -132,10 +148,13 @@ def compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
 
 def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
     found = []
-    for i, j in combinations(range(len(runs)), 2):
-        result = compare_two(runs[i], runs[j])
-        if result is not None:
-            found.append((i, j, *result))
+    layout = layout_of(runs)
+    outcomes = [scored(r.samples) for r in runs]
+    with shared_resamples():  # the comparisons resample the same pairs
+        for i, j in combinations(range(len(runs)), 2):
+            result = compare_two(outcomes[i], outcomes[j], layout)
+            if result is not None:
+                found.append((i, j, *result))
     overall_p = holm([o["mcnemar_p"] for _, _, o, _ in found])
     slice_p = iter(holm([s["mcnemar_p"] for *_, sl in found for s in sl]))
     return [Compared(i, j, {**o, "p_holm": recorded_p(p)},
@@ -161,13 +180,15 @@ def gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
 
 def _gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
     full = {same_model(r): k for k, r in enumerate(runs) if ablation_of(r.spec) is None}
+    pairs = [(full[same_model(r)], k) for k, r in enumerate(runs)
+             if ablation_of(r.spec) is not None and same_model(r) in full]
+    layout = layout_of([runs[k] for pair in pairs for k in pair])
     found = []
-    for k, run in enumerate(runs):
-        if ablation_of(run.spec) is None or same_model(run) not in full:
-            continue
-        result = compare_two(runs[full[same_model(run)]], run)
-        if result is not None:
-            found.append((full[same_model(run)], k, result[0]))
+    with shared_resamples():
+        for f, k in pairs:
+            result = compare_two(scored(runs[f].samples), scored(runs[k].samples), layout)
+            if result is not None:
+                found.append((f, k, result[0]))
     adjusted = holm([c["mcnemar_p"] for *_, c in found])
     return [(f, k, {**c, "p_holm": recorded_p(p)})
             for (f, k, c), p in zip(found, adjusted, strict=True)]

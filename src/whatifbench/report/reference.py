@@ -54,10 +54,12 @@ def dataset_items(runs: Sequence[RunResult],
     if view.root is None:
         return [], view.problem
     wanted = {s.item_id for r in runs for s in r.samples}
+    checked = bool((runs[0].spec.get("dataset") or {}).get("items_sha256"))
     items = []
     for raw in view.items.values():
         if raw.get("id") in wanted:
-            item, _ = item_from_json(raw)
+            # items.jsonl has the hash of the one the run validated: no need to check again
+            item = _item(raw) if checked else item_from_json(raw)[0]
             if item is not None:
                 items.append(item)
     if len(items) != len(wanted):
@@ -66,18 +68,28 @@ def dataset_items(runs: Sequence[RunResult],
     return items, None
 
 
+def _item(raw: dict[str, Any]) -> Item:
+    return Item(raw["id"], tuple(raw.get("images") or ()), raw["question"], raw["kind"],
+                raw["target"], tuple(raw.get("choices") or ()), raw.get("pair_id"),
+                raw.get("role"), raw.get("group"), raw.get("meta") or {},
+                raw.get("provenance") or {})
+
+
 def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> References:
-    """The reference rows for the runs of one dataset."""
-    items, problem = dataset_items(runs, roots)
+    """The reference rows for the runs of one dataset (remembered for the same dataset folder,
+    evaluated items and audit: a report asks for the terminal, report.md and the page)."""
     sha = str((runs[0].spec.get("dataset") or {}).get("items_sha256") or "")
     audit = load_audit(sha) if sha else None
-    if problem:
-        return References((), {}, (f"No reference rows: {problem}.",))
-    key = (runs[0].suite, runs[0].dataset, _where(runs), sha, tuple(i.id for i in items),
+    root = locate(runs[0].spec, runs[0].dataset, roots).root
+    key = (runs[0].suite, runs[0].dataset, str(root), sha,
+           tuple(sorted({s.item_id for r in runs for s in r.samples})),
            json.dumps(audit, sort_keys=True) if audit else "")
-    found = _CACHE.pop(key, None) or _references(runs[0].suite, runs[0].dataset, items, audit,
-                                                 _where(runs))
-    _CACHE[key] = found  # the most recent last; a report asks for the terminal, report.md, page
+    found = _CACHE.pop(key, None)
+    if found is None:
+        items, problem = dataset_items(runs, roots)
+        found = (References((), {}, (f"No reference rows: {problem}.",)) if problem else
+                 _references(runs[0].suite, runs[0].dataset, items, audit, _where(runs)))
+    _CACHE[key] = found  # the most recent last
     while len(_CACHE) > 8:
         _CACHE.pop(next(iter(_CACHE)))
     return found
@@ -156,7 +168,8 @@ def blind_cells(suite: Any, items: Sequence[Item], dataset: str,
 def with_references(tables: Sequence[Table], runs: Sequence[RunResult],
                     roots: Sequence[Path] = ()) -> list[Table]:
     """``tables`` (of the runs of one dataset) with the chance and blind rows appended to each
-    table that the suite also made for them, and the notes saying what they are."""
+    table of runs that the suite also made for them with numbers in it (a table of text alone,
+    such as the parsers compared, gets none), and the notes saying what they are."""
     if not runs or not any(t.columns[:1] == ("model",) for t in tables):
         return list(tables)
     ref = references(runs, roots)
@@ -168,7 +181,7 @@ def with_references(tables: Sequence[Table], runs: Sequence[RunResult],
         mine = next((t for t in ref.chance if t.title == table.title
                      and t.columns == table.columns[:len(t.columns)]), None)
         rows: list[tuple[str | Cell, ...]] = []
-        if mine is not None:
+        if mine is not None and any(isinstance(x, Cell) for row in mine.rows for x in row):
             width = len(table.columns)
             pad: tuple[str, ...] = ("",) * (width - len(mine.columns))
             for row in mine.rows:
@@ -176,9 +189,11 @@ def with_references(tables: Sequence[Table], runs: Sequence[RunResult],
             for r, row in enumerate(mine.rows):
                 if any((mine.title, r, c) in ref.blind for c in range(len(row))):
                     rows.append((BLIND, *_blind_row(row, r, mine.title, ref.blind)[1:], *pad))
-        out.append(dataclasses.replace(table, rows=(*table.rows, *rows),
-                                       notes=(*table.notes, *ref.notes),
-                                       reference_rows=len(rows)))
+        if rows or not ref.chance:  # the rows, or why there are none
+            table = dataclasses.replace(table, rows=(*table.rows, *rows),
+                                        notes=(*table.notes, *ref.notes),
+                                        reference_rows=len(rows))
+        out.append(table)
     return out
 
 

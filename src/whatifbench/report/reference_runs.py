@@ -3,13 +3,13 @@
 A reference row must fill the columns of every suite's table, whatever they are. Rather than
 teaching each table what its columns mean, the suite scores made-up answers:
 
-- **chance**: the expected score of guessing. Every unit (a pair, or a lone item) has a finite
-  set of equally likely guesses (1 of K options per item, yes or no, or for an open answer the
-  most common answer of its kind); the guesses are enumerated so that each unit runs through
-  all its combinations equally often (mixed radix over the unit's items). Every cell that is a
-  mean over units of their outcome (accuracy, both-right pair accuracy, sums of such) averaged
-  over the enumeration is exactly its expected value under guessing; other cells are left
-  blank;
+- **chance**: the expected score of guessing. Every item has a finite set of equally likely
+  guesses (1 of K options, yes or no, or for an open answer the most common answer of its
+  kind), guessed independently; a few weighted pseudo-runs go through the patterns of right and
+  wrong guesses each unit (a pair, or a lone item) can have (``guessing_runs``). Every cell that
+  is a mean over units of their outcome (accuracy, both-right pair accuracy, sums of such),
+  averaged with those weights, is exactly its expected value under guessing; other cells are
+  left blank;
 - **probes** for the blind row: a run right exactly on the items of one audit slice and one
   right exactly elsewhere. A cell that reads 100 in the first, 0 in the second and counts as
   many units as the slice has items is the accuracy over exactly that slice, and may show the
@@ -18,6 +18,7 @@ teaching each table what its columns mean, the suite scores made-up answers:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -59,11 +60,33 @@ def guesses(items: Sequence[Item]) -> dict[str, tuple[str, ...]]:
             for item in items}
 
 
-def enumeration(items: Sequence[Item]) -> tuple[int, dict[str, tuple[int, int]]] | None:
-    """The number of pseudo-runs that enumerate every unit's combinations equally often, and
-    each item's (stride, K): in pseudo-run ``j`` it guesses option ``(j // stride) % K``.
-    ``None`` when that takes more than ``MAX_COMBINATIONS`` runs."""
+Answer = Callable[[Item], tuple[str | None, bool]]
+"""A pseudo-run's answer to an item: (prediction, right)."""
+
+
+def guessing_runs(suite: Suite, items: Sequence[Item]) -> list[tuple[float, Answer]] | None:
+    """Weighted pseudo-runs whose weighted mean of every unit-mean cell is its expected value
+    under guessing (``None`` when that takes more than ``MAX_COMBINATIONS`` runs).
+
+    When every unit asks the same numbers of options in the same order (C-VQA, CFMM, MuCR),
+    each run gives every unit one pattern of right and wrong guesses, weighted by its
+    probability (1/K right); otherwise the guesses themselves are enumerated, each unit running
+    through all its combinations equally often (mixed radix over the unit's items)."""
     options = guesses(items)
+    units: dict[str, list[Item]] = {}
+    for item in items:
+        units.setdefault(unit_of(item), []).append(item)
+    shapes = {tuple(len(options[i.id]) for i in members) for members in units.values()}
+    if len(shapes) == 1:
+        (shape,) = shapes
+        varied = [t for t, k in enumerate(shape) if k > 1]
+        if 2 ** len(varied) <= MAX_COMBINATIONS:
+            position = {i.id: t for members in units.values() for t, i in enumerate(members)}
+            answers = _right_and_wrong(suite, items, options)
+            patterns = itertools.product((True, False), repeat=len(varied))
+            return [(_weight(shape, varied, p),
+                     _pattern(answers, position, dict(zip(varied, p, strict=True))))
+                    for p in patterns]
     strides: dict[str, tuple[int, int]] = {}
     sizes: dict[str, int] = {}
     for item in items:
@@ -72,7 +95,49 @@ def enumeration(items: Sequence[Item]) -> tuple[int, dict[str, tuple[int, int]]]
         strides[item.id] = (stride, len(options[item.id]))
         sizes[unit] = stride * len(options[item.id])
     total = math.lcm(*sizes.values()) if sizes else 1
-    return (total, strides) if total <= MAX_COMBINATIONS else None
+    if total > MAX_COMBINATIONS:
+        return None
+
+    def guess(j: int) -> Answer:
+        def answer(item: Item) -> tuple[str | None, bool]:
+            stride, k = strides[item.id]
+            value = options[item.id][(j // stride) % k]
+            return value, suite.is_correct(item, value)
+        return answer
+
+    return [(1.0 / total, guess(j)) for j in range(total)]
+
+
+def _weight(shape: tuple[int, ...], varied: list[int], pattern: tuple[bool, ...]) -> float:
+    """The probability of a pattern of right (True) and wrong guesses at the ``varied``
+    positions of a unit whose items have ``shape`` options."""
+    return math.prod(1 / shape[t] if right else 1 - 1 / shape[t]
+                     for t, right in zip(varied, pattern, strict=True))
+
+
+def _pattern(answers: dict[str, dict[bool, tuple[str, bool]]], position: dict[str, int],
+             right: dict[int, bool]) -> Answer:
+    """Answers right or wrong by the item's position in its unit (``answers``: each item's
+    right and wrong guess; an item with one guess, an open question, always gives it)."""
+    def answer(item: Item) -> tuple[str | None, bool]:
+        found = answers[item.id]
+        return found.get(right.get(position[item.id], True), found[True])
+    return answer
+
+
+def _right_and_wrong(suite: Suite, items: Sequence[Item], options: dict[str, tuple[str, ...]]
+                     ) -> dict[str, dict[bool, tuple[str, bool]]]:
+    """Per item: a guess scored right and one scored wrong (as far as its guesses have them);
+    an item with a single guess has only that one, under ``True``."""
+    out = {}
+    for item in items:
+        scored = [(v, suite.is_correct(item, v)) for v in options[item.id]]
+        if len(scored) == 1:
+            out[item.id] = {True: scored[0]}
+            continue
+        out[item.id] = {ok: next((g for g in scored if g[1] == ok), scored[0])
+                        for ok in (True, False)}
+    return out
 
 
 def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str, Any],
@@ -95,35 +160,30 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
 def chance_tables(suite: Suite, items: Sequence[Item], dataset: str,
                   label: str) -> list[Table] | None:
     """The suite's tables for one row labelled ``label`` holding the expected values of
-    guessing (see the module docstring); ``None`` when the enumeration is too large."""
-    found = enumeration(items)
-    if found is None:
+    guessing (see the module docstring); ``None`` when that takes too many pseudo-runs."""
+    runs = guessing_runs(suite, items)
+    if runs is None:
         return None
-    total, strides = found
-    options = guesses(items)
 
-    def guess(j: int) -> Callable[[Item], tuple[str | None, bool]]:
-        def answer(item: Item) -> tuple[str | None, bool]:
-            stride, k = strides[item.id]
-            value = options[item.id][(j // stride) % k]
-            return value, suite.is_correct(item, value)
-        return answer
-
-    def tables(j: int, protocol: dict[str, Any]) -> list[Table]:
+    def tables(answer: Answer, protocol: dict[str, Any]) -> list[Table]:
         spec = {"model_name": label, "protocol": protocol}
-        return suite.tables([pseudo_run(suite, items, dataset, spec, guess(j))])
+        return suite.tables([pseudo_run(suite, items, dataset, spec, answer)])
 
-    return average([tables(j, PROTOCOLS[0]) for j in range(total)], tables(0, PROTOCOLS[1]))
+    return average([(w, tables(a, PROTOCOLS[0])) for w, a in runs],
+                   tables(runs[0][1], PROTOCOLS[1]))
 
 
-def average(variants: Sequence[Sequence[Table]], other: Sequence[Table] = ()) -> list[Table]:
+def average(variants: Sequence[tuple[float, Sequence[Table]]],
+            other: Sequence[Table] = ()) -> list[Table]:
     """Tables of the same layout combined cell by cell: ``Cell`` values and changes averaged
-    over the ``variants`` (intervals, counts and p-values dropped); text kept only where every
-    variant agrees, and so does ``other`` (the first variant's answers under another protocol)
-    when it has the table: such text depends neither on the answers nor on the protocol."""
+    with the variants' weights (intervals, counts and p-values dropped); text kept only where
+    every variant agrees, and so does ``other`` (the first variant's answers under another
+    protocol) when it has the table: such text depends neither on the answers nor on the
+    protocol."""
+    weights = [w for w, _ in variants]
     out = []
-    for k, first in enumerate(variants[0]):
-        same = [v[k] for v in variants if k < len(v) and _layout(v[k]) == _layout(first)]
+    for k, first in enumerate(variants[0][1]):
+        same = [v[k] for _, v in variants if k < len(v) and _layout(v[k]) == _layout(first)]
         if len(same) != len(variants):
             continue
         alike = [t for t in other if _layout(t) == _layout(first)][:1]
@@ -133,7 +193,7 @@ def average(variants: Sequence[Sequence[Table]], other: Sequence[Table] = ()) ->
             for c, cell in enumerate(row):
                 column = [t.rows[r][c] for t in same]
                 text = [*column, *(t.rows[r][c] for t in alike)]
-                cells.append(_mean_cell(column) if isinstance(cell, Cell)
+                cells.append(_mean_cell(column, weights) if isinstance(cell, Cell)
                              else cell if all(x == cell for x in text) else "")
             rows.append(tuple(cells))
         out.append(Table(first.title, first.columns, tuple(rows), first.groups, (), first.unit))
@@ -144,16 +204,16 @@ def _layout(table: Table) -> tuple[Any, ...]:
     return (table.title, table.columns, len(table.rows))
 
 
-def _mean_cell(cells: Sequence[str | Cell]) -> str | Cell:
-    """The mean of a column of cells (``–`` if some value is missing)."""
-    values = [c.value if isinstance(c, Cell) else None for c in cells]
-    first = cells[0]
-    if any(v is None for v in values) or not isinstance(first, Cell):
+def _mean_cell(cells: Sequence[str | Cell], weights: Sequence[float]) -> str | Cell:
+    """The weighted mean of a column of cells (``–`` if some value is missing)."""
+    found = [c for c in cells if isinstance(c, Cell) and c.value is not None]
+    if len(found) != len(cells):
         return "–"
-    deltas = [c.delta if isinstance(c, Cell) else None for c in cells]
-    delta = (sum(d for d in deltas if d is not None) / len(deltas)
+    value = sum(w * c.value for w, c in zip(weights, found, strict=True) if c.value is not None)
+    deltas = [c.delta for c in found]
+    delta = (sum(w * d for w, d in zip(weights, deltas, strict=True) if d is not None)
              if all(d is not None for d in deltas) else None)
-    return Cell(round(sum(v for v in values if v is not None) / len(values), 2), first.digits,
+    return Cell(round(value, 2), found[0].digits,
                 delta=None if delta is None else round(delta, 2))
 
 
