@@ -15,7 +15,7 @@ from whatifbench.analysis.audit.chance import chance_accuracy, chance_per_item
 from whatifbench.analysis.audit.store import save_audit
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
-from whatifbench.report.reference import BLIND, CHANCE
+from whatifbench.report.reference import BLIND, CHANCE, references
 from whatifbench.report.render import tables_for
 from whatifbench.report.table import Cell, Table
 from whatifbench.runner.evaluate import RunOptions
@@ -104,6 +104,10 @@ def test_the_chance_row_is_the_expected_score_of_guessing_in_every_column(tmp_pa
     assert (_value(chance["all orig"]) + _value(chance["all cf (Δ)"])) / 2 == pytest.approx(
         overall, abs=0.01)
     assert any("chance = the expected score of guessing" in n for n in table.notes)
+    # the explorer's ranking (counterfactual accuracy) gets the same expectation
+    headline = references(_runs(ds)).headline
+    assert headline == pytest.approx(mean([i.id for i in items if i.role == "counterfactual"]),
+                                     abs=0.01)
 
 
 def test_open_answers_guess_the_most_common_answer(tmp_path: Path) -> None:

@@ -67,6 +67,8 @@ def test_reference_rows_gain_and_comparisons_in_the_page(page: Any, run_dir: Pat
     ref = first.locator("tbody tr.ref")
     assert ref.count() == 1 and ref.locator("td").first.inner_text() == CHANCE
     assert "italic" in ref.locator("td").first.evaluate("e => getComputedStyle(e).fontStyle")
+    ranked = page.locator("table.ranking tbody tr.ref td").all_inner_texts()
+    assert ranked[1:3] == [CHANCE, "25.0"]  # chance on the ranking's metric
     labels = first.locator("tbody tr:not(.ref) td:first-child").all_inner_texts()
     assert labels == ["test:looker", "test:looker [image: blank]", "builtin:random"]
     body = page.inner_text("main")

@@ -44,6 +44,8 @@ class References:
     """Blind cells by position in those tables: (title, row, column)."""
     notes: tuple[str, ...]
     """What the rows mean, or why one is missing."""
+    headline: float | None = None
+    """Chance on the suite's headline metric (the explorer's ranking)."""
 
 
 def dataset_items(runs: Sequence[RunResult],
@@ -106,7 +108,8 @@ def _references(suite_name: str, dataset: str, items: Sequence[Item],
                 audit: dict[str, Any] | None, where: str) -> References:
     """``references`` for one dataset's evaluated items and audit."""
     suite = get_suite(suite_name)
-    chance = chance_tables(suite, items, dataset, CHANCE)
+    found = chance_tables(suite, items, dataset, CHANCE)
+    chance, headline = found if found is not None else (None, None)
     notes = [CHANCE_NOTE] if chance is not None else [
         "No chance row: the questions' options give too many combinations to enumerate."]
     blind: dict[tuple[str, int, int], Cell] = {}
@@ -121,7 +124,7 @@ def _references(suite_name: str, dataset: str, items: Sequence[Item],
             f"{_num(overall.get('accuracy'))} % over all {overall.get('n')} items of the dataset "
             f"(chance {_num(overall.get('chance'))} %); shown where a column is exactly one of "
             "its slices.")
-    return References(tuple(chance or ()), blind, tuple(notes))
+    return References(tuple(chance or ()), blind, tuple(notes), headline)
 
 
 def _num(value: Any) -> str:

@@ -158,19 +158,31 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
 
 
 def chance_tables(suite: Suite, items: Sequence[Item], dataset: str,
-                  label: str) -> list[Table] | None:
+                  label: str) -> tuple[list[Table], float | None] | None:
     """The suite's tables for one row labelled ``label`` holding the expected values of
-    guessing (see the module docstring); ``None`` when that takes too many pseudo-runs."""
+    guessing (see the module docstring), and the expected value of the suite's headline metric
+    (``report.overview.headline``, a mean over units too); ``None`` when that takes too many
+    pseudo-runs."""
+    from whatifbench.report.overview import headline
+
     runs = guessing_runs(suite, items)
     if runs is None:
         return None
+    values: list[float | None] = []
 
     def tables(answer: Answer, protocol: dict[str, Any]) -> list[Table]:
         spec = {"model_name": label, "protocol": protocol}
-        return suite.tables([pseudo_run(suite, items, dataset, spec, answer)])
+        run = pseudo_run(suite, items, dataset, spec, answer)
+        values.append(headline(run)[0])
+        return suite.tables([run])
 
-    return average([(w, tables(a, PROTOCOLS[0])) for w, a in runs],
-                   tables(runs[0][1], PROTOCOLS[1]))
+    shown = average([(w, tables(a, PROTOCOLS[0])) for w, a in runs],
+                    tables(runs[0][1], PROTOCOLS[1]))
+    weights = [w for w, _ in runs]
+    found = values[:len(weights)]
+    expected = (round(sum(w * v for w, v in zip(weights, found, strict=True) if v is not None), 2)
+                if all(v is not None for v in found) else None)
+    return shown, expected
 
 
 def average(variants: Sequence[tuple[float, Sequence[Table]]],

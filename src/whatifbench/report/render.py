@@ -22,7 +22,7 @@ from whatifbench.report.labels import run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
 from whatifbench.report.programs import program_failure_table
-from whatifbench.report.reference import with_references
+from whatifbench.report.reference import CHANCE, references, with_references
 from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
@@ -111,8 +111,10 @@ def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> d
 
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
         tables = dataset_tables(runs, options.dataset_roots)
+        chance = references(runs, options.dataset_roots).headline
         return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs),
-                "comparisons": comparisons_payload(runs)}
+                "comparisons": comparisons_payload(runs),
+                "reference": [{"label": CHANCE, "value": chance}] if chance is not None else []}
 
     return build_payload(sources, per_dataset, options)
 

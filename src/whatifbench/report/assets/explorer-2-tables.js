@@ -69,7 +69,10 @@
         h("tbody", null, rank.rows.map((r, i) => h("tr", null, h("td", null,
           r.human ? "human" : i + 1),
           h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
-          h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))))));
+          h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))),
+        (ds.d.reference || []).map((r) => h("tr", {class: "ref"}, h("td", null, ""),
+          h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
+          h("td", {class: "num"}, "–"))))));
       const eyes = ds.runs.some((run) => run.r.eyes.n > 0);
       const cols = ["model", "items", "wrong", "parse failures", "errors", "flagged"];
       if (eyes) cols.push("believes its eyes");
