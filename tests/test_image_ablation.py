@@ -289,3 +289,14 @@ def test_the_scene_reader_falls_below_chance_without_its_image(generated: Path,
         accuracy[ablation] = 100 * sum(s.correct for s in cf) / len(cf)
     assert accuracy[None] >= 99
     assert accuracy["blank"] <= 45 and accuracy["shuffled"] <= 45
+
+
+def test_hf_checkpoints_that_compute_from_image_features_refuse_none(
+        tiny_paligemma: Path, tiny_llava: Path) -> None:
+    from whatifbench.models.hf.backend import HFBackend
+
+    paligemma = HFBackend(f"hf:{tiny_paligemma}", {})
+    assert "paligemma checkpoint computes every answer from image features" in str(
+        paligemma.ablation_refusal("none"))
+    assert paligemma.ablation_refusal("blank") is None
+    assert HFBackend(f"hf:{tiny_llava}", {}).ablation_refusal("none") is None
