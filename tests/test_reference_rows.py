@@ -208,3 +208,13 @@ def test_report_md_shows_the_reference_rows(tmp_path: Path) -> None:
     assert "No blind row: this dataset has not been audited" in md
     csv = sorted((tmp_path / "run" / "tables").glob("01-*.csv"))[0].read_text()
     assert CHANCE in csv
+
+
+def test_latex_sets_the_reference_rows_apart(tmp_path: Path) -> None:
+    from whatifbench.report.table_export import to_latex
+
+    table = tables_for(_runs(mixed_dataset(tmp_path / "ds")))[0]
+    lines = to_latex(table).splitlines()
+    chance = next(k for k, line in enumerate(lines) if line.startswith(CHANCE))
+    assert lines[chance - 1] == r"\midrule"
+    assert sum(line == r"\midrule" for line in lines) == 2

@@ -1,6 +1,6 @@
-"""Paired model comparisons: for every two model runs of one dataset, the accuracy difference on the
-items both answered, with a paired bootstrap interval (over pairs) and the exact McNemar p-value,
-Holm-adjusted over the comparisons; overall and per slice (role, group, category, template …).
+"""Paired model comparisons: for every two model runs of one dataset, the accuracy difference on
+the items both answered, with a paired bootstrap interval (over pairs) and the exact McNemar
+p-value, Holm-adjusted over the comparisons; overall and per slice (role, group, template …).
 And the multimodal gain of a model run with and without its images (``--image-ablation``):
 full − ablated, the same statistics.
 
