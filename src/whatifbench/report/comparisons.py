@@ -55,7 +55,8 @@ def models_of(runs: Sequence[RunResult]) -> list[RunResult]:
 def scored(samples: Sequence[Sample]) -> dict[str, bool]:
     """Right or wrong per item id, for the samples scored that way (graded free text, such as
     MuCR's explanations, is compared by its score elsewhere and left out)."""
-    return {s.item_id: s.correct for s in samples if s.score is None and not s.judgement}
+    return {s.item_id: bool(s.correct) for s in samples
+            if s.correct is not None and s.score is None and not s.judgement}
 
 
 def slice_values(sample: Sample) -> list[tuple[str, str]]:

@@ -150,7 +150,8 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
         samples.append(Sample(
             item_id=item.id, pair_id=item.pair_id, role=item.role, group=item.group,
             question=item.question, prompt="", target=item.target, response=None, scores=None,
-            prediction=prediction, correct=correct, unparsed=False, flag=None, error=None,
+            prediction=prediction, correct=None if item.kind == "text" else correct,
+            unparsed=False, flag=None, error=None,
             meta=dict(item.meta), judgement=dict(NOT_GRADED) if item.kind == "text" else {}))
     with no_intervals():
         metrics = suite.metrics(samples, items)
