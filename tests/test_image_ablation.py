@@ -22,7 +22,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Capabilities, Request, Response
 from whatifbench.report.labels import run_labels
 from whatifbench.runner.ablation import GREY, ImageAblation, ablate, shuffle_donors
-from whatifbench.runner.evaluate import RunOptions, evaluate
+from whatifbench.runner.evaluate import RunOptions, evaluate, get_suite
 from whatifbench.runner.requests import ImageHasher, RequestBuilder, request_key
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
@@ -201,7 +201,7 @@ def test_composite_images_are_blanked_whole(tmp_path: Path) -> None:
                       seed=0)
     ds = load_dataset(tmp_path / "multi")
     protocol = Protocol(image_layout="composite").resolved("generate")
-    builder = RequestBuilder(api_suite(ds), protocol, ds)
+    builder = RequestBuilder(get_suite(ds.suite), protocol, ds)
     requests = [builder.build(i) for i in ds.items]
     blank = ablate(requests, ImageAblation("blank"))
     for before, after in zip(requests, blank, strict=True):
@@ -211,12 +211,6 @@ def test_composite_images_are_blanked_whole(tmp_path: Path) -> None:
     shuffled = ablate(requests, ImageAblation("shuffled", 3))
     assert {r.images for r in shuffled} == {r.images for r in requests}
     assert all(a.images != b.images for a, b in zip(requests, shuffled, strict=True))
-
-
-def api_suite(ds: object) -> object:
-    from whatifbench.runner.evaluate import get_suite
-
-    return get_suite(ds.suite)  # type: ignore[attr-defined]
 
 
 def test_models_that_never_read_the_image_are_refused_or_left_out(small: Path) -> None:
