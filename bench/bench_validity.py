@@ -7,8 +7,8 @@ shuffled, and prints its accuracy on all counterfactual questions and on those w
 leave the release's distractor rule nothing to go by
 (``suites.cvqa_synthetic.options.window_ambiguous``: a text-only model is near chance there).
 Then times, in the same run, the tables of the three runs plus ``builtin:random`` and
-``builtin:constant``: the suite's tables alone (baseline) and with the reference rows and the
-paired comparisons (what every report now builds).
+``builtin:constant``: the suite's tables alone and with the reference rows and the paired
+comparisons (what every report now builds; ``bench/bench_report.py`` times whole reports).
 
 Run: ``PYTHONPATH=src python bench/bench_validity.py [N]``.
 """
@@ -72,9 +72,10 @@ def main() -> None:
         start = time.perf_counter()
         tables_for(runs)
         again = time.perf_counter() - start
-        print(f"tables of {len(runs)} runs × {len(data.items)} items: suite's alone "
-              f"{base:.2f}s; with reference rows and paired comparisons {full:.2f}s "
-              f"({full / base:.0f}×), asked again in the same report {again:.2f}s")
+        print(f"tables of {len(runs)} runs × {len(data.items)} items: the suite's alone "
+              f"{base:.3f}s; with the reference rows and paired comparisons {full:.2f}s "
+              f"(asked again in the same report: {again:.2f}s). bench/bench_report.py times "
+              "the whole report against writing results.json + samples.jsonl.")
 
 
 if __name__ == "__main__":
