@@ -108,3 +108,64 @@ def test_architectures_without_padding_rules_rank_one_item_at_a_time(
     assert {len(g) for g in ranking.rank_batches(other, prompts, 4)} == {1}
     with pytest.raises(ValueError, match="not ranked in batches"):
         ranking.score_batch(other, prompts[:2], rank_requests(photos)[:2])
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_padded_candidate_rows_carry_every_per_token_input(tiny_models: Any, photos: Path,
+                                                           arch: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path for models that cannot continue from a cache (one padded pass over image + prompt
+    + candidate per row) re-pads every per-token input the processor returned with the rows
+    (PaliGemma's token_type_ids, Qwen's mm_token_type_ids in transformers >= 5.24): forced on
+    every architecture, it gives the scores of one full pass per candidate."""
+    one, eight = backends(tiny_models, arch)
+    loaded = one.loaded
+    requests = [r for r in rank_requests(photos) if r.candidates == WORDS]
+    keys: list[list[str]] = []
+    full_rows = ranking._full_rows
+    monkeypatch.setattr(ranking, "cache_argument", lambda model: None)
+    monkeypatch.setattr(ranking, "_full_rows", lambda ld, inputs, *rest: keys.append(
+        ranking.per_token_keys(inputs)) or full_rows(ld, inputs, *rest))
+    batched = dict(eight.score(requests))
+    assert keys, "the padded-rows path was not taken"
+    if arch == "paligemma":
+        assert "token_type_ids" in keys[0]
+    for i, request in enumerate(requests):
+        prompt = build_prompt(loaded, request, one.spec)
+        separate = ranking.score_separately(loaded, prompt, request).scores
+        got = batched[i].scores
+        assert got is not None and separate is not None
+        assert max(abs(x - y) for x, y in zip(got, separate, strict=True)) <= 1e-5
+        assert got.index(max(got)) == separate.index(max(separate))
+
+
+@pytest.mark.slow
+def test_batched_ranking_at_bench_size_chooses_the_same_options(tmp_path: Path) -> None:
+    """The claim of docs/backends.md at the size of the rank benches (a 55M LLaVA with 256 image
+    tokens): batch 8 and one item at a time choose the same option for every item, their scores
+    differing by float32 rounding only (at most 1e-4; bench/bench_rank_batch.py measured
+    2.4e-6 over 98 items)."""
+    from tiny_models import build_bench_llava
+
+    from whatifbench.core.registry import lookup
+
+    folder = build_bench_llava(tmp_path / "llava")
+    one = HFBackend(f"hf:{folder}", {"device": "cpu", "batch_size": 1})
+    eight = HFBackend(f"hf:{folder}", {"device": "cpu", "batch_size": 8})
+    eight._loaded = one.loaded
+    checked = 0
+    for name, params in (("cvqa-synthetic", {"per_template": 2}),
+                         ("cfmm-synthetic", {"per_category": 2})):
+        lookup("generator", name).obj.generate(tmp_path / name, seed=0, workers=1, **params)
+        dataset = load_dataset(tmp_path / name)
+        protocol = Protocol(answer_mode="rank").resolved("generate")
+        builder = RequestBuilder(get_suite(dataset.suite), protocol, dataset)
+        requests = [builder.build(item) for item in dataset.items]
+        single, batched = dict(one.score(requests)), dict(eight.score(requests))
+        for i in range(len(requests)):
+            a, b = single[i].scores, batched[i].scores
+            assert a is not None and b is not None
+            assert a.index(max(a)) == b.index(max(b)), requests[i].item_id
+            assert max(abs(x - y) for x, y in zip(a, b, strict=True)) <= 1e-4
+            checked += 1
+    assert checked >= 40

@@ -11,11 +11,19 @@ from typing import Any
 
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.report import REPLY_CHARS
+from whatifbench.report.comparisons import (
+    comparison_tables,
+    comparisons_json,
+    comparisons_payload,
+)
 from whatifbench.report.errors import mark_errors
+from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
 from whatifbench.report.programs import program_failure_table
+from whatifbench.report.reference import CHANCE, references, with_references
 from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
@@ -28,17 +36,28 @@ TABLES = "tables"
 """Folder beside report.md with every table as CSV and LaTeX."""
 
 
-def tables_for(runs: Sequence[RunResult]) -> list[Table]:
+def tables_for(runs: Sequence[RunResult], roots: Sequence[Path] = (),
+               slices: bool = True) -> list[Table]:
     """Each suite's tables over the runs of each dataset (datasets and runs in first-seen
-    order), with backend errors marked in each (``report.errors``)."""
-    return [t for group in shown_together(runs) for t in dataset_tables(group)]
+    order), with backend errors marked in each (``report.errors``), reference rows
+    (``report.reference``; ``roots``: where moved datasets are) and the paired comparisons
+    (``report.comparisons``; ``slices``: also per slice)."""
+    return [t for group in shown_together(runs) for t in dataset_tables(group, roots, slices)]
 
 
-def dataset_tables(runs: Sequence[RunResult]) -> list[Table]:
-    """The tables of the runs of one dataset: the suite's, then program outcomes (if any),
-    each with the runs' backend errors marked."""
-    return [mark_errors(t, runs)
-            for t in (*get_suite(runs[0].suite).tables(runs), *program_failure_table(runs))]
+def dataset_tables(runs: Sequence[RunResult], roots: Sequence[Path] = (),
+                   slices: bool = True) -> list[Table]:
+    """The tables of the runs of one dataset: the suite's, then program outcomes (if any), then
+    the human baseline's (``report.human``: people's rows come after the models), then the
+    paired comparisons of the models (``report.comparisons``; ``slices``: also per slice), each
+    with the runs' backend errors marked; the chance and blind rows added to every table of
+    runs (``report.reference``; ``roots``: where moved datasets are)."""
+    runs = humans_last(runs)
+    suite_tables = [note_humans(t, runs) for t in get_suite(runs[0].suite).tables(runs)]
+    marked = [mark_errors(t, runs)
+              for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs),
+                        *comparison_tables(runs, slices))]
+    return with_references(marked, runs, roots)
 
 
 def runs_table(sources: Sequence[Source]) -> Table:
@@ -55,19 +74,42 @@ def runs_table(sources: Sequence[Source]) -> Table:
 
 
 def results_json(runs: Sequence[RunResult], run_id: str | None = None) -> str:
-    """The text of ``results.json``: ``{"run_id": ..., "runs": [...]}``."""
+    """The text of ``results.json``: ``{"run_id": ..., "runs": [...], "comparisons": [...]}``
+    (``report.comparisons.comparisons_json``: every two runs of a dataset, and multimodal
+    gains)."""
     head = {"run_id": run_id} if run_id is not None else {}
-    return json.dumps({**head, "runs": [r.to_json() for r in runs]}, indent=2,
+    return json.dumps({**head, "runs": [r.to_json() for r in runs],
+                       "comparisons": comparisons_json(runs)}, indent=2,
                       ensure_ascii=False) + "\n"
 
 
-def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None) -> str:
+def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None,
+                  full_replies: bool = False) -> str:
     """The text of ``samples.jsonl``: one line per sample, tagged with the ``run_id`` (when
-    given), dataset and model."""
+    given), dataset and model; replies cut at ``REPLY_CHARS`` unless ``full_replies``."""
     head = {"run_id": run_id} if run_id is not None else {}
-    lines = [dumps({**head, "dataset": run.dataset, "model": run.model, **s.to_json()})
+    lines = [dumps({**head, "dataset": run.dataset, "model": run.model,
+                    **(s.to_json() if full_replies else _cut_replies(s.to_json()))})
              for run in runs for s in run.samples]
     return "\n".join(lines) + "\n"
+
+
+def _cut_replies(sample: dict[str, Any]) -> dict[str, Any]:
+    return {k: _cut(v) if k in ("response", "trace", "judgement") else v
+            for k, v in sample.items()}
+
+
+def _cut(value: Any) -> Any:
+    """Texts longer than ``REPLY_CHARS`` cut, with a note saying how to keep them whole."""
+    if isinstance(value, str) and len(value) > REPLY_CHARS:
+        return (f"{value[:REPLY_CHARS]} … [cut at {REPLY_CHARS:,} of {len(value):,} characters; "
+                "run again with --full-replies to keep whole replies (from the run store, "
+                "without new calls)]")
+    if isinstance(value, dict):
+        return {k: _cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v) for v in value]
+    return value
 
 
 def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
@@ -83,10 +125,17 @@ def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
 
 
 def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
-    """The explorer's data for these runs (tables and figures included)."""
+    """The explorer's data for these runs (tables and figures included); people's runs
+    (``whatif human``) after the models, as in the tables."""
+    position = {id(r): k for k, r in enumerate(humans_last([s.run for s in sources]))}
+    sources = sorted(sources, key=lambda s: position[id(s.run)])
+
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
-        tables = dataset_tables(runs)
-        return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}
+        tables = dataset_tables(runs, options.dataset_roots)
+        chance = references(runs, options.dataset_roots).headline
+        return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs),
+                "comparisons": comparisons_payload(runs),
+                "reference": [{"label": CHANCE, "value": chance}] if chance is not None else []}
 
     return build_payload(sources, per_dataset, options)
 
@@ -117,7 +166,7 @@ def write_tables(out: Path, tables: Sequence[Table]) -> list[Path]:
 
 def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = False,
                   inputs: Iterable[PathLike] = (), *, sources: Sequence[Source] | None = None,
-                  options: Options = DEFAULT) -> dict[str, Path]:
+                  options: Options = DEFAULT, full_replies: bool = False) -> dict[str, Path]:
     """Write ``results.json``, ``samples.jsonl``, ``execution.json``, ``report.md``,
     ``report.html`` (the explorer) and ``tables/`` (CSV, LaTeX) as one unit.
 
@@ -127,16 +176,17 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     ``samples.jsonl`` line, so readers can tell that the two belong together. ``inputs`` (the
     datasets, run folders read) must not be touched by ``out``. Every text passes
     ``secrets.redact`` (a key a server echoed never lands in an output). ``sources`` tell where
-    loaded runs came from (default: evaluated here).
+    loaded runs came from (default: evaluated here). ``samples.jsonl`` keeps at most
+    ``REPLY_CHARS`` of one reply unless ``full_replies``.
     """
     sources = list(sources) if sources is not None else fresh(runs)
-    tables = tables_for(runs)
+    tables = tables_for(runs, options.dataset_roots)
     run_id = new_run_id()
     names = ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json", TABLES)
     md = "# whatifbench results\n\n" + "\n\n".join(
         t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"
     with staged_dir(out, overwrite, inputs, kind="run") as stage:
-        for name, text in (("samples.jsonl", samples_jsonl(runs, run_id)),
+        for name, text in (("samples.jsonl", samples_jsonl(runs, run_id, full_replies)),
                            (EXECUTION, execution_json(sources)), ("report.md", md)):
             (stage / name).write_text(redact(text), encoding="utf-8")
         write_tables(stage, tables)

@@ -28,6 +28,10 @@ def _package_version(name: str) -> str:
         return "none"
 
 
+IMAGE_REQUIRED_TYPES = frozenset({"paligemma", "blip-2", "instructblip"})
+"""Model types whose generation needs pixel values: ``--image-ablation none`` is refused."""
+
+
 @register("backend", "hf", "a local transformers vision-language checkpoint (or a text-only "
           "causal LM, e.g. a code LLM): hf:PATH")
 class HFBackend(Backend):
@@ -59,6 +63,13 @@ class HFBackend(Backend):
         ])
         self._loaded: Loaded | None = None
 
+    def needs_image(self) -> str | None:
+        """PaliGemma and the BLIP-2 family compute every answer from image features."""
+        if self.model_type in IMAGE_REQUIRED_TYPES:
+            return (f"a {self.model_type} checkpoint computes every answer from image "
+                    "features and cannot be asked without an image")
+        return None
+
     @property
     def version(self) -> str:
         """Checkpoint fingerprint (config, tokenizer, template, weights) + library versions."""
@@ -73,8 +84,10 @@ class HFBackend(Backend):
         return self._loaded
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
-        """Greedy replies, batched (``-M batch_size``) with left padding."""
-        from whatifbench.models.hf.generation import batches, generate_batch
+        """Replies decoded as each request's decoding record says (greedy without one), batched
+        (``-M batch_size``) with left padding; a sampled request is generated alone, from its
+        own seed."""
+        from whatifbench.models.hf.generation import GREEDY, batches, generate_batch
         from whatifbench.models.hf.inputs import build_prompt
 
         if not requests:
@@ -82,8 +95,10 @@ class HFBackend(Backend):
         loaded = self.loaded
         prompts = [build_prompt(loaded, r, self.spec) for r in requests]
         budgets = [r.max_new_tokens for r in requests]
-        for members in batches(prompts, budgets, self.options.batch_size):
-            replies = generate_batch(loaded, [prompts[i] for i in members], budgets[members[0]])
+        decodings = [r.decoding or GREEDY for r in requests]
+        for members in batches(prompts, budgets, self.options.batch_size, decodings):
+            replies = generate_batch(loaded, [prompts[i] for i in members], budgets[members[0]],
+                                     decodings[members[0]])
             yield from zip(members, replies, strict=True)
 
     def score(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:

@@ -173,15 +173,20 @@
     if (j < 0) return h("td", {class: "muted"}, "not evaluated");
     const s = run.s;
     const ok = s.correct[j] === "1";
+    const judgement = at(s.judgement, j);
+    const unjudged = judgement && typeof judgement === "object" ? judgement.not_judged : null;
+    const verdict = s.correct[j] !== "-" ? h("span", {class: ok ? "ok" : "bad"}, ok ? "right" :
+      "wrong") : h("span", {class: "muted"}, unjudged ? "not judged" : "graded by its score");
     const parses = Object.entries(s.parses).map(([name, col]) =>
       `${name}: ${str(col[j]) ?? "(none)"}`);
-    const kids = [h("div", null, h("span", {class: ok ? "ok" : "bad"}, ok ? "right" : "wrong"),
+    const kids = [h("div", null, verdict,
       " · answer: ", h("b", {class: "prediction"}, str(s.prediction[j]) ?? "(none)"),
       s.unparsed[j] === "1" ? " · parse failure" : null,
       str(at(s.flag, j)) ? ` · flag: ${str(at(s.flag, j))}` : null)];
     if (str(at(s.error, j)) !== null) {
       kids.push(h("div", {class: "bad"}, "error: ", str(at(s.error, j))));
     }
+    if (unjudged) kids.push(h("div", {class: "note"}, String(unjudged)));
     const u = ds.units[unitOf(ds, k)];
     if (k === u.cf && ds.flags[ds.runs.indexOf(run)][u.index].repeat) {
       kids.push(h("div", {class: "repeat"}, `repeats the ${ds.firstRole} question's answer`));
@@ -202,6 +207,15 @@
         text(str(at(s.input, j)))));
     }
     return h("td", {class: "answer"}, kids);
+  }
+
+  const ABLATED = {blank: "saw a mid-grey image of the same size instead of the one shown",
+    shuffled: "saw the image of another pair instead of the one shown",
+    none: "was sent the question without its image"};
+  function ablationNote(run) {
+    const ablation = run.r.spec && run.r.spec.image_ablation;
+    if (!ablation || !ablation.kind) return null;
+    return h("div", {class: "muted ablation"}, ABLATED[ablation.kind] || `image: ${ablation.kind}`);
   }
 
   function pairView(ds, u) {
@@ -247,8 +261,8 @@
       h("div", {class: "muted"}, `${str(it.id[k])} · ${str(it.group[k]) ?? ""}`),
       it.provenance[k] ? h("details", null, h("summary", null, "provenance"),
         text(pretty(it.provenance[k]))) : null)));
-    const modelRows = ds.runs.map((run) => h("tr", {class: "model"}, h("th", null, run.label),
-      u.items.map((k) => answerNode(ds, k, run))));
+    const modelRows = ds.runs.map((run) => h("tr", {class: "model"},
+      h("th", null, run.label, ablationNote(run)), u.items.map((k) => answerNode(ds, k, run))));
     return [head, h("div", {class: "images"}, pictures),
       h("table", {class: "pair", id: "pair-view"},
         h("thead", null, h("tr", null, h("th", null, ""), roles.map((r) =>
