@@ -1,22 +1,26 @@
 """Blind (text-only) accuracy per slice of cvqa-synthetic and cfmm-synthetic in both designs,
-the scene reader's accuracy, and what the shortcut-free design costs in generation speed.
+by ``whatif audit`` and by independent probes, the scene reader's accuracy, and what the
+shortcut-free design costs in generation speed.
 
 For each generator and design (``paper``, ``shortcut-free``) and each seed, in one run:
-  1. generation through the public API (same seed, same workers): wall seconds, items/s, and
-     the ratio shortcut-free / paper;
-  2. the text-only probes of ``tests/blind_check.py`` (question, options and the partner
+  1. generation through the public API (same seed, same workers): wall and CPU seconds,
+     items/s, and the ratio shortcut-free / paper;
+  2. ``whatif audit`` (``analysis.audit``: five blind baselines combined by nested
+     cross-validation): its blind accuracy per slice (template, category, group, role) and
+     whether it flags the slice;
+  3. the independent probes of ``bench/blind_probes.py`` (question, options and the partner
      question only; 5-fold cross-validation grouped by pair): ``ngram-lr`` (logistic
      regression on n-grams crossed with the options), ``option-gbm`` (gradient boosting on
      option features: rank, position, value, distances, numbers in the question, the partner's
-     options), ``wording-majority`` (most often right option per masked wording);
-  3. ``builtin:scene-reader`` accuracy on the first seed's suite (overall and per group).
+     options), ``wording-majority`` (most often right option per masked wording), per slice
+     (also crossed with role);
+  4. ``builtin:scene-reader`` accuracy on the first seed's suite (overall and per group).
 
-One line per slice of at least ``--min-items`` items: each probe's accuracy, averaged over the
-seeds. The audit's rule (n >= 60, above chance + 5 points, Wilson 95 % lower end above chance)
-is applied to each seed's figures; with some 150 slice-probe tests per suite it flags a few by
-chance on a suite without any leak (cross-validated accuracy on a 500-item slice varies by
-about 3 points), so a slice is marked ``*`` when it is flagged for the same probe in at least
-two seeds, and the per-seed counts are printed below the table.
+Figures are averaged over the seeds. The flag rule (n >= 60, above chance + 5 points, Wilson
+95 % lower end above chance) is applied to each seed's figures: the audit's flags are counted
+per seed; for the probes, whose three figures on some fifty slices give a few flags by chance
+on a suite without any leak (cross-validated accuracy on a 500-item slice varies by about 3
+points), a slice is marked ``*`` when the same probe flags it in at least two seeds.
 
     PYTHONPATH=src python bench/bench_shortcut_free.py [--per-template 500] [--per-category 1000]
         [--seeds 0,1,2] [--workers N] [--only cvqa|cfmm] [--designs paper,shortcut-free]
@@ -27,25 +31,21 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from blind_probes import PROBES, SliceResult, audit, flagged
+from pngbaseline import cpu_seconds
 
-from blind_check import PROBES, SliceResult, audit, flagged  # noqa: E402
-
-from whatifbench import api  # noqa: E402
-from whatifbench.core.dataset import load_dataset  # noqa: E402
-from whatifbench.runner.evaluate import RunOptions  # noqa: E402
-from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator  # noqa: E402
-from whatifbench.suites.cvqa_synthetic.generate import (  # noqa: E402
-    CvqaSyntheticGenerator,
-    default_workers,
-)
+from whatifbench import api
+from whatifbench.analysis.audit.audit import audit_items
+from whatifbench.core.dataset import load_dataset
+from whatifbench.runner.evaluate import RunOptions
+from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
+from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator, default_workers
 
 DESIGNS = ("paper", "shortcut-free")
 
@@ -93,20 +93,42 @@ def _table(runs: list[list[SliceResult]], min_items: int) -> tuple[str, list[str
             marks = sum(r.flagged for r in found)
             row += f"{mean:>16.1f}{'*' if marks >= 2 else ' '}"
             if mean > first.chance + 5:
-                above.append(f"{name} {probe} {mean:.1f}")
+                above.append(f"{name} {probe} {mean - first.chance:.1f}")
         lines.append(row)
     return "\n".join(lines), above
+
+
+def _audit_table(results: list[dict[str, Any]]) -> str:
+    """The audit's blind accuracy per slice, averaged over seeds, with its flags per seed."""
+    lines = [f"{'audit slice':<44} {'n':>5} {'chance':>6} {'blind':>6}  flagged in seeds"]
+    rows = [("all", r["blind"]["n"], r["blind"]["chance"], r["blind"]["accuracy"],
+             r["blind"]["flagged"]) for r in results]
+    cells: dict[str, list[tuple[str, int, float, float, bool]]] = {"all": rows}
+    for r in results:
+        for s in r["slices"]:
+            name = f"{s['key']}={s['value']}"
+            cells.setdefault(name, []).append((name, s["n"], s["chance"], s["blind"],
+                                               s["flagged"]))
+    for name, found in cells.items():
+        n, chance = found[0][1], found[0][2]
+        mean = sum(f[3] for f in found) / len(found)
+        lines.append(f"{name:<44} {n:>5} {chance:>6.1f} {mean:>6.1f}  "
+                     f"{sum(f[4] for f in found)} of {len(found)}")
+    return "\n".join(lines)
 
 
 def _one(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, float]:
     figures: dict[str, float] = {}
     for design in args.designs:
-        runs, seconds, items_n = [], 0.0, 0
+        runs, audits, seconds, cpu, items_n = [], [], 0.0, 0.0, 0
         for seed in args.seeds:
             out = tmp / f"{name}-{design}-{seed}"
+            cpu0 = cpu_seconds()
             seconds += _generate(name, design, seed, out, args)
+            cpu += cpu_seconds() - cpu0
             items = load_dataset(out, check_images=False).items
             items_n += len(items)
+            audits.append(audit_items(items))
             runs.append(audit(items))
             if seed == args.seeds[0] and args.reader:
                 overall, groups = _reader(out)
@@ -114,18 +136,25 @@ def _one(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, float]:
                     f"{g} {a:.1f}" for g, a in groups.items()) + ")")
             if seed != args.seeds[0]:
                 shutil.rmtree(out)
-        text, above = _table(runs, args.min_items)
         print(f"\n== {name} --design {design}: {items_n} items over seeds "
-              f"{', '.join(map(str, args.seeds))} in {seconds:.1f} s "
-              f"({items_n / seconds:.0f} items/s); mean blind accuracy per slice")
+              f"{', '.join(map(str, args.seeds))}; generation {seconds:.1f} s wall, "
+              f"{cpu:.1f} s CPU ({items_n / seconds:.0f} items/s, {items_n / cpu:.0f} per CPU s)")
+        print(_audit_table(audits))
+        text, above = _table(runs, args.min_items)
+        print("\nindependent probes, mean blind accuracy per slice:")
         print(text)
         per_seed = [len(flagged(res)) for res in runs]
-        print(f"flagged slice-probe results per seed: {per_seed}; slices above chance + 5 "
-              f"points on average: {len(above)}" + (f" ({'; '.join(above)})" if above else ""))
+        print(f"probe flags per seed: {per_seed}; slice-probe figures above chance + 5 points "
+              f"on average: {len(above)}" + (f" (worst: {max(above, key=_points)})"
+                                              if above else ""))
         if args.reader:
             print(reader)
-        figures[design] = items_n / seconds
+        figures[design] = items_n / cpu
     return figures
+
+
+def _points(line: str) -> float:
+    return float(line.rsplit(" ", 1)[1])
 
 
 def main() -> None:
@@ -155,7 +184,7 @@ def main() -> None:
             rates = _one(name, args, Path(tmp))
             if set(DESIGNS) <= set(rates):
                 print(f"{name}: generation speed shortcut-free / paper = "
-                      f"{rates['shortcut-free'] / rates['paper']:.2f} (items/s ratio)")
+                      f"{rates['shortcut-free'] / rates['paper']:.2f} (items per CPU second)")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""A text-only check of a generated suite: can its choice items be answered without the image?
+"""Independent text-only probes of a generated suite: can its choice items be answered without
+the image? (``bench/bench_shortcut_free.py`` runs them beside ``whatif audit``.)
 
-Until ``whatif audit`` (analysis/audit) lands, the shortcut-free tests and the bench use this
-check. Each probe sees only what a model without the image would see (question text, options,
-the other question of the pair) and is trained and tested with 5-fold cross-validation grouped
-by ``pair_id`` (both questions of a pair are always in the same fold):
+Each probe sees only what a model without the image would see (question text, options, the
+other question of the pair) and is trained and tested with 5-fold cross-validation grouped by
+``pair_id`` (both questions of a pair are always in the same fold). Unlike the audit, which
+combines its baselines by nested cross-validation, each probe is reported on its own:
 
 - ``ngram-lr``: logistic regression scoring each option from hashed features: question word
   1-2-grams (and the partner question's) crossed with the option's text, position and rank
@@ -13,12 +14,12 @@ by ``pair_id`` (both questions of a pair are always in the same fold):
   options, option length, how often the option text occurs among the training options, a
   code of the masked question wording;
 - ``wording-majority``: per masked question wording (digits as ``#``), the option text that was
-  most often correct in training (then the option rank most often correct).
+  most often right in training (then the option rank most often right).
 
-A slice (all items, each group, role, scalar ``meta`` value, and their crossings with role)
-is flagged when it has at least ``MIN_ITEMS`` items, a probe scores more than ``MARGIN`` points
-above chance (``analysis.audit.chance``) and the lower end of the Wilson 95 % interval is above
-chance: the audit's rule.
+Slices: all items, each group, role, scalar ``meta`` value, and their crossings with role. A
+slice result is flagged by the audit's rule: at least ``MIN_ITEMS`` items, more than ``MARGIN``
+points above chance (``analysis.audit.chance``), Wilson 95 % lower end above chance. With three
+probes and some fifty slices, a suite without any leak gets a few such flags by chance.
 """
 
 from __future__ import annotations
