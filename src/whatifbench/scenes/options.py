@@ -13,11 +13,19 @@ answer ("squashed to half its width" only for wide rectangles) names it. The
    counterfactual count), from a distribution that does not depend on which candidate will be
    right. Everything else the text shows (a number in a premise, the premise itself) is drawn
    before them or shared by all candidates.
-2. **The answer uniformly.** Pick the right candidate uniformly (``Candidates.answer``); deal
-   its position among the options in balanced shares (``deal``).
+2. **Then the answer.** Pick the right candidate independently of the candidates: uniformly,
+   or better dealt in balanced shares (``deal``, ``deal_by``), so that every value and position
+   is right exactly as often as the others within a template, not only on average; deal its
+   position among the options the same way.
 3. **Then the scene.** Build a scene whose programs give that answer, redrawing only what the
    text does not show (positions, sizes, unnamed objects) until every check passes: never the
    candidates or the answer.
+
+Deal within every slice a reader could learn from (per template and position, leftovers taking
+turns: ``deal_by``): a deal per category leaves some template's answers at B 55 % of the time by
+chance, and a probe learns exactly that. Where the two questions of a pair offer related
+options, list them in the same order, so that one question's order says nothing about the
+other's answer.
 
 Given everything a text-only reader sees, each candidate is then right with probability exactly
 1/k: the answer's rank, position and value are distributed like the distractors', for any
@@ -48,7 +56,7 @@ class Candidates(Generic[T]):
     rows: tuple[T, ...]
     """The candidates: values, or tuples with one value per question of a pair."""
     answer: int
-    """Index of the right candidate (drawn uniformly after the candidates)."""
+    """Index of the right candidate (dealt, or drawn uniformly, after the candidates)."""
 
     @property
     def right(self) -> T:

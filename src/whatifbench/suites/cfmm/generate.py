@@ -123,7 +123,7 @@ class CfmmSyntheticGenerator:
         images come back to this process, which writes them) change only the speed;
         ``answer_changed`` is the percentage of pairs whose counterfactual answer differs from
         the basic one; ``design`` is ``shortcut-free`` (what the text shows and the answer
-        first, then the scene: see ``synth.PLANS``) or ``paper`` (generator 1.0's
+        first, then the scene: see ``cfmm.design``) or ``paper`` (generator 1.0's
         distribution, with its text-only shortcuts)."""
         if per_category < 1:
             raise WhatifError(f"--per-category must be at least 1, got {per_category}.")

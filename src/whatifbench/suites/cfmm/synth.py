@@ -29,7 +29,9 @@ VERSION = "1.1"
 design is ``shortcut-free``)."""
 MAX_ATTEMPTS = 2000
 PLAN_ATTEMPTS = 300
-"""Scenes drawn for one shortcut-free plan before the plan is drawn again."""
+"""Scenes drawn for one shortcut-free plan before the plan is drawn again ..."""
+MAX_PLANS = 50
+"""... and plans before giving up (every plan has a scene: none is redrawn in practice)."""
 
 Template = Callable[..., Draw | None]
 TEMPLATES: dict[str, dict[str, Template]] = {
@@ -114,12 +116,13 @@ def sample(template: str, changed: bool, rng: random.Random, design: str = "shor
     make = next(t[template] for t in TEMPLATES.values() if template in t)
     free = design == "shortcut-free"
     if free and template in PLANS:
-        while True:
+        for _ in range(MAX_PLANS):
             fixed = PLANS[template](changed, rng, answer)
             found = _search(partial(make, changed=changed, fixed=fixed), changed, rng,
                             PLAN_ATTEMPTS)
             if found is not None:
                 return found
+        raise RuntimeError(f"no valid {template} pair for {MAX_PLANS} plans")
     matched = partial(_symmetric, template, answer, colors) if free and template in SYMMETRIES \
         else None
     found = _search(partial(make, changed=changed), changed, rng, MAX_ATTEMPTS, matched)

@@ -13,7 +13,8 @@ recompute both answers.
 The shortcut-free design (``draw_plan``) goes further (``scenes.options``): the premise and
 everything it names come first, then two candidate (basic, counterfactual) answers bound as the
 premise binds them ("two more were added": counterfactual = basic + 2 for both), one or two
-apart, then the right one uniformly; each question's options are the candidates' values.
+apart, then which of them is right (dealt in balanced shares); each question's options are the
+candidates' values, in the same order in both questions.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 rectangle, circle or oval), where a triangle points — and would be after squashing,
 stretching, turning, mirroring.
 
-The shortcut-free design (``draw_aspect_plan``, ``draw_name_plan``) fixes first the answer (a
-coin) and the premise, then redraws only proportions, sizes and places. A squash or stretch
+The shortcut-free design (``draw_aspect_plan``, ``draw_name_plan``) fixes first the answer
+(dealt) and the premise, then redraws only proportions, sizes and places. A squash or stretch
 names a direction and can flip an answer only one way ("squashed to half its width" never
 makes a rectangle wider than tall, never makes a square out of a tall rectangle), so where it
 would flip the answer it gives the answer away: in that design a squash or stretch appears
@@ -240,7 +240,7 @@ class AspectPlan:
     """What a shortcut-free shape-aspect pair is built to ask."""
 
     wide: bool
-    """The right basic answer: the rectangle is wider than tall (a coin)."""
+    """The right basic answer: the rectangle is wider than tall (dealt)."""
     kind: str
     """``turn`` (changes the answer), ``rotate``, ``resize``, ``stretch`` (keep it)."""
     change: tuple[str, str, float, float] | None
@@ -274,7 +274,7 @@ class NamePlan:
     color: str
     """The object's colour (it names the object)."""
     equal: bool
-    """The right basic answer: equal sides, a square or circle (a coin)."""
+    """The right basic answer: equal sides, a square or circle (dealt)."""
     premise: int
     """Index of the premise among ``CHANGES`` and ``RESIZES`` (in that order)."""
     wide: bool | None

@@ -13,7 +13,7 @@ that direction. So that the wording does not give the answer away, resizes that 
 same direction that are too small to flip it ("resize-against").
 
 The shortcut-free design (``draw_plan``) fixes first what the text shows (the shapes named,
-the word, the premise) and which object is larger (a coin), then redraws only sizes and
+the word, the premise) and which object is larger (dealt), then redraws only sizes and
 places until every check passes: no shape is then more often the larger one because the
 checks reject it more often in some role. A resize that would flip the comparison names its
 direction ("half as big" only ever makes the larger one smaller), so resizes of an asked
@@ -266,7 +266,7 @@ class SizePlan:
     """What a shortcut-free size pair is built to ask (sizes are drawn per attempt)."""
 
     larger: bool
-    """The right answer: A is larger than B (a coin)."""
+    """The right answer: A is larger than B (from the dealt answer)."""
     kind: str
     """Premise kind (``SF_KINDS``)."""
     factor: float

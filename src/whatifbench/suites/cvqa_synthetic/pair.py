@@ -39,7 +39,9 @@ from whatifbench.suites.cvqa_synthetic.templates import (
 
 MAX_ATTEMPTS = 500
 PLAN_ATTEMPTS = 200
-"""Scenes drawn for one shortcut-free plan before the plan is drawn again."""
+"""Scenes drawn for one shortcut-free plan before the plan is drawn again ..."""
+MAX_PLANS = 50
+"""... and plans before giving up (every plan has a scene: none is redrawn in practice)."""
 
 
 @dataclass(frozen=True)
@@ -126,12 +128,13 @@ def sample_planned(template: int, rng: random.Random, answer: int | None = None)
     """The shortcut-free design: draw a plan (``planned.draw_plan``; ``answer``: the right
     candidate's index), then scenes for it; a plan no scene fits in ``PLAN_ATTEMPTS`` draws is
     replaced by the next one."""
-    while True:
+    for _ in range(MAX_PLANS):
         plan = draw_plan(template, rng, answer)
         try:
             return sample(template, rng, plan, PLAN_ATTEMPTS)
         except NoScene:
             continue
+    raise NoScene(f"no valid scene for template {template} for {MAX_PLANS} plans")
 
 
 def _draw(template: int, rng: random.Random, plan: Plan | None = None
