@@ -8,7 +8,8 @@ only as a scene could give them (the counterfactual below the original where the
 only remove). Templates 2 and 4 name N in the premise: every candidate then has
 ``counterfactual = original − N``, so N points to none of them, and no counterfactual option
 equals N (the premise would name it). Template 5's premise says "two": no counterfactual
-option is 2. The right candidate is drawn uniformly; the scene is built to give it.
+option is 2. Which candidate is right is dealt (``generate.plan``: its rank among the original
+options, balanced per template and letter); the scene is built to give it.
 """
 
 from __future__ import annotations
@@ -22,11 +23,6 @@ from whatifbench.suites.cvqa_synthetic.templates import RANGES
 
 K = 4
 """Options per question."""
-ORIGINAL = {1: (2, 24), 2: (3, 23), 3: (2, 24), 4: (9, 38), 5: (3, 21), 6: (4, 8)}
-"""Original answer range per template (the release's)."""
-COUNTERFACTUAL = {1: (1, 12), 3: (1, 12), 5: (3, 15), 6: (2, 7)}
-"""Counterfactual answer range of the templates whose premise names no number (template 5
-without 2, which its premise says)."""
 N_MAX = {2: 18, 4: 30}
 """Largest N (flowers / dots removed) of templates 2 and 4: room for four options."""
 MOST_REMOVED = 12
@@ -78,12 +74,11 @@ RULES = {
 
 
 def _rows(template: int, n: int | None, rng: random.Random) -> list[tuple[int, int]] | None:
-    low, high = ORIGINAL[template]
+    (low, high), (c_low, c_high) = RANGES[template]  # the release's answer ranges
     if n is not None:  # every counterfactual = original − N, none equal to N
-        top = min(high, RANGES[template][1][1] + n)  # counterfactuals in the release's range
-        values = near_values(rng, max(low, n), top, K, exclude=(2 * n,))
+        values = near_values(rng, max(low, n, c_low + n), min(high, c_high + n), K,
+                             exclude=(2 * n,))
         return None if values is None else [(v, v - n) for v in values]
-    c_low, c_high = COUNTERFACTUAL[template]
     originals = near_values(rng, low, high, K)
     counterfactuals = near_values(rng, c_low, c_high, K, exclude=(2,) if template == 5 else ())
     if originals is None or counterfactuals is None:
