@@ -28,7 +28,9 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
+from whatifbench.models.program.tools.scenes import cfmm_synthetic, cvqa_synthetic
 from whatifbench.runner.evaluate import RunOptions
+from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cfmm.layout import COLORS
 from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
@@ -235,3 +237,16 @@ def test_cli_design_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         main(["generate", "cvqa-synthetic", "--out", str(bad), "--design", "balanced"])
     with pytest.raises(Exception, match="--design must be one of"):
         CvqaSyntheticGenerator.generate(bad, per_template=1, design="balanced")
+
+
+@pytest.mark.parametrize("generator", ["cvqa", "cfmm"])
+def test_shortcut_free_scenes_are_rebuilt_from_their_provenance(
+        suites: dict[tuple[str, str], Path], generator: str) -> None:
+    """The program tools' oracle rebuilds each scene from the item's seed and dealt answer:
+    the rebuilt scene renders to the image's very bytes."""
+    path = suites[generator, "shortcut-free"]
+    rebuild = cvqa_synthetic if generator == "cvqa" else cfmm_synthetic
+    items = _items(path)
+    for item in items[::len(items) // 12]:
+        assert item.provenance["design"] == "shortcut-free"
+        assert render_png(rebuild(item)) == (path / item.images[0]).read_bytes(), item.id

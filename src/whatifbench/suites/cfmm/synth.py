@@ -204,6 +204,9 @@ def build(job: Job) -> Built:
     common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
                               "pair_seed": job.pair_seed, "template": job.template,
                               "params": draw.params}
+    if job.design != "paper":  # what rebuilds the scene from the seed (program tools' oracle)
+        common.update(design=job.design, dealt={"answer": job.answer,
+                                                "colors": list(job.colors)})
     b, c = s.answers
     roles: tuple[tuple[str, str, dict[str, Any], str, str, dict[str, Any]], ...] = (
         ("basic", draw.basic, draw.basic_program.to_json(), b,

@@ -207,6 +207,8 @@ def _built(job: Job, image_seed: int, rng: random.Random, s: Sample,
     common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
                               "image_seed": image_seed, "template": job.template,
                               "params": inst.params}
+    if s.plan is not None:  # what rebuilds the scene from the seed (program tools' oracle)
+        common.update(design=job.design, dealt=job.answer)
     cf_extra: dict[str, Any] = {"premise": inst.premise,
                                 "interventions": [i.to_json() for i in inst.interventions]}
     if job.intervened:

@@ -93,18 +93,20 @@ class SceneMissing(Exception):
 
 
 @functools.lru_cache(maxsize=4096)
-def _cvqa(template: int, image_seed: int) -> tuple[Scene, tuple[int, int]]:
-    from whatifbench.suites.cvqa_synthetic.pair import sample
+def _cvqa(template: int, image_seed: int, dealt: int | None) -> tuple[Scene, tuple[int, int]]:
+    from whatifbench.suites.cvqa_synthetic.pair import sample, sample_planned
 
-    s = sample(template, random.Random(image_seed))
+    rng = random.Random(image_seed)
+    s = sample(template, rng) if dealt is None else sample_planned(template, rng, dealt)
     return s.scene, s.answers
 
 
 def cvqa_synthetic(item: Item) -> Scene:
-    """The scene of a C-VQA-Synthetic image, rebuilt from its seed (and checked against the
-    answer stored on the item)."""
+    """The scene of a C-VQA-Synthetic image, rebuilt from its seed (and, for the shortcut-free
+    design, the dealt answer; checked against the answer stored on the item)."""
     p = item.provenance
-    scene, answers = _cvqa(int(p["template"]), int(p["image_seed"]))
+    dealt = int(p["dealt"]) if p.get("design") == "shortcut-free" else None
+    scene, answers = _cvqa(int(p["template"]), int(p["image_seed"]), dealt)
     expected = answers[0] if item.role == "original" else answers[1]
     if "answer" in p and p["answer"] != expected:
         raise SceneMissing(f"item {item.id}: the C-VQA-Synthetic scene rebuilt from its seed "
@@ -114,19 +116,25 @@ def cvqa_synthetic(item: Item) -> Scene:
 
 
 @functools.lru_cache(maxsize=4096)
-def _cfmm(template: str, changed: bool, pair_seed: int) -> tuple[Scene, str, str, str, str]:
+def _cfmm(template: str, changed: bool, pair_seed: int, design: str, answer: int,
+          colors: tuple[str, str]) -> tuple[Scene, str, str, str, str]:
     from whatifbench.suites.cfmm.synth import sample
 
-    s = sample(template, changed, random.Random(pair_seed))
+    s = sample(template, changed, random.Random(pair_seed), design, answer, colors)
     return (s.draw.scene, s.draw.basic, s.draw.question(s.premise), s.answers[0], s.answers[1])
 
 
 def cfmm_synthetic(item: Item) -> Scene:
-    """The scene of a CFMM-Synthetic pair, rebuilt from its seed (the plan's "answer changes"
-    choice is the one that reproduces the item's question and answer)."""
+    """The scene of a CFMM-Synthetic pair, rebuilt from its seed and, for the shortcut-free
+    design, the dealt answer (the plan's "answer changes" choice is the one that reproduces the
+    item's question and answer)."""
     p = item.provenance
+    dealt = p.get("dealt") or {}
+    design = str(p.get("design", "paper"))
+    index, colors = int(dealt.get("answer", 0)), dealt.get("colors", ("", ""))
     for changed in (True, False):
-        scene, basic, cf, b, c = _cfmm(str(p["template"]), changed, int(p["pair_seed"]))
+        scene, basic, cf, b, c = _cfmm(str(p["template"]), changed, int(p["pair_seed"]),
+                                       design, index, (str(colors[0]), str(colors[1])))
         text, answer = (basic, b) if item.role == "basic" else (cf, c)
         if text == item.question and answer == str(p.get("answer", item.target)):
             return scene
