@@ -1,9 +1,9 @@
 """A text-only check of generated suites (question and options only, never the image), for the
 mucr-synthetic and CELLO tests until ``whatif audit`` (issue 24) lands and replaces it.
 
-Three blind classifiers, each cross-validated in 5 folds grouped by pair (``pair_id``; a CELLO
-contrast set, ``meta.contrast_set``; else the item), predict every closed item (options or
-yes/no; free-text items are left out):
+Three blind classifiers, each cross-validated in 5 folds grouped by pair (``pair_id``: a
+CELLO contrast set is one; else the item), predict every closed item (options or yes/no;
+free-text items are left out):
 
 - ``ngram-lr``: logistic regression scoring each option from hashed n-grams of the option, the
   option's position, whether the question names it, and every (question word, option word)
@@ -99,11 +99,16 @@ def answer_of(item: Item) -> int:
     return opts.index(item.target) if item.choices else int(item.target.lower() != "yes")
 
 
-def fold_ids(items: Sequence[Item]) -> np.ndarray:
-    """Fold (0 … FOLDS-1) of each item; items of one pair share a fold (grouped CV)."""
+def unit(item: Item) -> str:
+    """What a fold keeps together: the item's pair (a CELLO contrast set), else the item."""
+    return item.pair_id or item.id
+
+
+def fold_ids(items: Sequence[Item], group: Callable[[Item], str] = unit) -> np.ndarray:
+    """Fold (0 … FOLDS-1) of each item; items of one ``group`` share a fold (grouped CV)."""
     from sklearn.model_selection import GroupKFold
 
-    groups = [i.pair_id or i.meta.get("contrast_set") or i.id for i in items]
+    groups = [group(i) for i in items]
     folds = np.zeros(len(items), dtype=int)
     n = min(FOLDS, len(set(groups)))
     for k, (_, test) in enumerate(GroupKFold(n_splits=n).split(items, groups=groups)):
@@ -291,13 +296,14 @@ def slices_of(item: Item) -> list[str]:
     return out
 
 
-def blind_check(items: Iterable[Item], classifiers: Sequence[str] = tuple(CLASSIFIERS)
-                ) -> list[SliceResult]:
-    """Every classifier's blind accuracy on every slice of the closed items."""
+def blind_check(items: Iterable[Item], classifiers: Sequence[str] = tuple(CLASSIFIERS),
+                group: Callable[[Item], str] = unit) -> list[SliceResult]:
+    """Every classifier's blind accuracy on every slice of the closed items (folds keep each
+    ``group`` together)."""
     closed = closed_items(items)
     if not closed:
         return []
-    folds = fold_ids(closed)
+    folds = fold_ids(closed, group)
     keep = template_words(closed)
     truth = np.array([answer_of(i) for i in closed])
     chances = np.array([100.0 * (item_chance(i) or 0.0) for i in closed])

@@ -72,6 +72,14 @@ class _Member:
         self.cg = graphs(scene)
         self.answer = (answer_entity(frame, self.cg)
                        if not TASKS[frame.task_type].binary else None)
+        self._shows: dict[Entity, bool] = {}
+
+    def shows(self, option: Entity) -> bool:
+        """Does an object of this member's image read as ``option``?"""
+        if option not in self._shows:
+            self._shows[option] = any(same_thing(entity(o), option)
+                                      for o in self.cg.scene.objects)
+        return self._shows[option]
 
     def fits(self, others: Sequence[_Member]) -> bool:
         """Can join ``others``: another image; another outcome (Yes/No) or another answer that
@@ -89,65 +97,110 @@ class _Member:
                 return False
         return True
 
+    def shown(self, others: Sequence[_Member]) -> int:
+        """How many of the set's other options its images show (as objects failing the rule):
+        distractors that are in the picture make the question one of causes, not of presence."""
+        if self.answer is None:
+            return 0
+        return sum(self.shows(o.answer) + o.shows(self.answer) for o in others
+                   if o.answer is not None)
+
+
+MAX_PER_WORDING = 240
+"""Candidates of one wording considered for its sets (seeded choice; keeps the search short)."""
+
 
 def contrast_sets(candidates: Sequence[tuple[int, Frame]], graphs: Graphs,
-                  rng: random.Random) -> list[list[tuple[int, Frame]]]:
+                  rng: random.Random) -> Iterator[list[tuple[int, Frame]]]:
     """Contrast sets among frames of one task that share a wording (each image at most once),
-    drawn greedily in a seeded order, largest first (``SIZES``); for each size first within
-    each graph type (so that a graph type's items hold every answer too), then across graph
-    types with the frames left."""
+    made as they are asked for: largest first (``SIZES``); for each size first within each
+    graph type (so that a graph type's items hold every answer too), then across graph types
+    with the frames left."""
     if not candidates:
-        return []
+        return
     members = [_Member(scene, frame, graphs) for scene, frame in candidates]
     rng.shuffle(members)
+    members = members[:MAX_PER_WORDING]
     used: set[int] = set()
-    out: list[list[tuple[int, Frame]]] = []
     types = sorted({m.frame.match.graph_type for m in members})
     for size in SIZES[TASKS[candidates[0][1].task_type].binary]:
         for graph_type in types:
-            same = [m for m in members if m.frame.match.graph_type == graph_type]
-            out += _greedy(same, size, used)
-        out += _greedy(members, size, used)
-    return out
+            yield from _best_fit([m for m in members if m.frame.match.graph_type == graph_type],
+                                 size, used)
+        yield from _best_fit(members, size, used)
 
 
-def _greedy(remaining: list[_Member], size: int, used: set[int]
-            ) -> list[list[tuple[int, Frame]]]:
-    """Sets of ``size`` fitting members, pass after pass until a pass completes none; the
-    images of the sets made are added to ``used``."""
-    out: list[list[tuple[int, Frame]]] = []
-    while True:
-        current: list[_Member] = []
-        rest: list[_Member] = []
-        made = 0
-        for member in remaining:
-            if member.scene in used:
-                continue
-            if member.fits(current):
-                current.append(member)
-                if len(current) == size:
-                    out.append([(m.scene, m.frame) for m in current])
-                    used |= {m.scene for m in current}
-                    current, made = [], made + 1
-            else:
-                rest.append(member)
-        if not made:
-            return out
-        remaining = rest + current
+def _best_fit(pool: list[_Member], size: int, used: set[int]
+              ) -> Iterator[list[tuple[int, Frame]]]:
+    """Sets of ``size``: each started from the next unused member (in pool order) and grown by
+    the fitting member whose images show most of the set's other options (ties: pool order);
+    the images of the sets made are added to ``used``."""
+    for first in pool:
+        if first.scene in used:
+            continue
+        current = [first]
+        while len(current) < size:
+            best: tuple[int, int] | None = None
+            for k, m in enumerate(pool):
+                if m.scene in used or m in current or not m.fits(current):
+                    continue
+                score = m.shown(current)
+                if best is None or score > best[0]:
+                    best = (score, k)
+            if best is None:
+                break
+            current.append(pool[best[1]])
+        if len(current) == size:
+            used |= {m.scene for m in current}
+            yield [(m.scene, m.frame) for m in current]
 
 
-def interleave_sets(by_wording: dict[str, list[list[tuple[int, Frame]]]],
+class _Ahead:
+    """An iterator that can be looked one item ahead."""
+
+    def __init__(self, items: Iterator[list[tuple[int, Frame]]]) -> None:
+        self.items = items
+        self.head: list[tuple[int, Frame]] | None = None
+        self.done = False
+
+    def peek(self) -> list[tuple[int, Frame]] | None:
+        if self.head is None and not self.done:
+            self.head = next(self.items, None)
+            self.done = self.head is None
+        return self.head
+
+    def pop(self) -> list[tuple[int, Frame]] | None:
+        head, self.head = self.peek(), None
+        return head
+
+
+def interleave_sets(by_wording: dict[str, Iterator[list[tuple[int, Frame]]]], binary: bool,
                     rng: random.Random) -> Iterator[tuple[str, list[tuple[int, Frame]]]]:
-    """Sets of the largest size first; within a size, every wording's first set (wordings in a
-    seeded order), then every second set, …"""
+    """Sets of the largest size first; within a size, each wording's next set in turn
+    (wordings in a seeded order): every wording's first set, then every second set, …"""
     keys = sorted(by_wording)
     rng.shuffle(keys)
-    for size in sorted({len(s) for v in by_wording.values() for s in v}, reverse=True):
-        sized = {k: [s for s in by_wording[k] if len(s) == size] for k in keys}
-        for depth in range(max(len(v) for v in sized.values())):
+    ahead = {k: _Ahead(by_wording[k]) for k in keys}
+    for size in SIZES[binary]:
+        found = True
+        while found:
+            found = False
             for key in keys:
-                if depth < len(sized[key]):
-                    yield key, sized[key][depth]
+                head = ahead[key].peek()
+                if head is not None and len(head) == size:
+                    found = True
+                    yield key, ahead[key].pop() or head
+
+
+def shown_share(members: Sequence[tuple[int, Frame]], graphs: Graphs) -> float:
+    """Multiple choice: the share of (member, other option) pairs whose image shows that option
+    (an object reading as it, which fails the rule there); 0 for Yes/No pairs."""
+    if TASKS[members[0][1].task_type].binary:
+        return 0.0
+    answers = [answer_entity(f, graphs(scene)) for scene, f in members]
+    hits = sum(any(same_thing(entity(o), answers[j]) for o in graphs(scene).scene.objects)
+               for i, (scene, _) in enumerate(members) for j in range(len(members)) if j != i)
+    return hits / (len(members) * (len(members) - 1))
 
 
 def signature(members: Sequence[tuple[int, Frame]]) -> tuple[tuple[str, str], ...]:

@@ -115,7 +115,9 @@ def mask(text: str, entities: Iterable[Entity]) -> str:
     return pattern.sub(" ", lowered) if pattern else lowered
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def same_thing(a: Entity, b: Entity) -> bool:
-    """True when two entities would read as the same thing (shared form or synset)."""
+    """True when two entities would read as the same thing (shared form or synset; memoised:
+    the contrast checks compare the same names many times)."""
     return (not _forms(a.name, a.lemmas).isdisjoint(_forms(b.name, b.lemmas))
             or not set(a.synsets).isdisjoint(b.synsets))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from whatifbench.causal.assemble import Question, assemble
@@ -25,6 +25,7 @@ from whatifbench.causal.contrast import (
     contrast_sets,
     interleave_sets,
     pose_set,
+    shown_share,
     signature,
     wording,
 )
@@ -44,6 +45,9 @@ SF_OVERSAMPLE = 100
 """``shortcut-free``: candidate frames gathered per requested question (contrasts are rare)."""
 SF_PER_IMAGE = 6
 """``shortcut-free``: frames per image, task and graph type."""
+SF_CHOICE = 3
+"""``shortcut-free``: contrast sets gathered per question wanted, to prefer those whose
+distractors are in the pictures."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +79,8 @@ class PipelineResult:
     skipped: dict[str, int]
     """Candidates that could not be posed, by ``task: reason``."""
     contrast: dict[str, dict[str, int]] = field(default_factory=dict)
-    """``shortcut-free``: per task, ``wordings`` among the candidates, ``with_sets`` (wordings
-    that make at least one contrast set), ``sets`` available and ``posed``."""
+    """``shortcut-free``: per task, ``wordings`` among the candidates, contrast ``sets`` posed
+    and how many of each size (``sets_of_4`` …)."""
 
 
 def distinct_names(match: Match, cg: CausalGraph) -> bool:
@@ -185,6 +189,24 @@ def run_pipeline(scenes: Sequence[SceneGraph], per_task: int, seed: int,
                           {t: len(pools[t]) for t in tasks}, dict(sorted(skipped.items())))
 
 
+def _preferred(found: Iterator[tuple[str, list[tuple[int, Frame]]]], per_task: int,
+               graphs: Callable[[int], CausalGraph]) -> list[list[tuple[int, Frame]]]:
+    """Up to ``SF_CHOICE`` × ``per_task`` items' worth of contrast sets, in the order found
+    (largest first, one per wording first), then reordered: larger sets first, and among sets
+    of one size those whose images show more of their distractors (stable: ties keep the
+    order found)."""
+    gathered: list[list[tuple[int, Frame]]] = []
+    items = 0
+    for _, members in found:
+        gathered.append(members)
+        items += len(members)
+        if items >= SF_CHOICE * per_task:
+            break
+    shown = [shown_share(m, graphs) for m in gathered]
+    order = sorted(range(len(gathered)), key=lambda k: (-len(gathered[k]), -shown[k]))
+    return [gathered[k] for k in order]
+
+
 def shortcut_free(scenes: Sequence[SceneGraph], per_task: int, rng: random.Random,
                   tasks: Sequence[str]) -> PipelineResult:
     """About ``per_task`` questions per task in whole contrast sets (``causal.contrast``)."""
@@ -205,11 +227,12 @@ def shortcut_free(scenes: Sequence[SceneGraph], per_task: int, rng: random.Rando
         by_wording: dict[str, list[tuple[int, Frame]]] = defaultdict(list)
         for cand in pools[name]:
             by_wording[wording(cand.frame, graphs(cand.scene))].append((cand.scene, cand.frame))
+        binary = TASKS[name].binary
         sets = {w: contrast_sets(by_wording[w], graphs, rng) for w in sorted(by_wording)}
-        sets = {w: found for w, found in sets.items() if found}
         polarity = Balanced(rng, 2)
         posed = items = 0
-        for _, members in interleave_sets(sets, rng):
+        sizes: Counter[int] = Counter()
+        for members in _preferred(interleave_sets(sets, binary, rng), per_task, graphs):
             if items >= per_task:
                 break
             kind = signature(members)
@@ -221,9 +244,10 @@ def shortcut_free(scenes: Sequence[SceneGraph], per_task: int, rng: random.Rando
             polarity.take(kind)
             questions += made
             posed, items = posed + 1, items + len(made)
+            sizes[len(made)] += 1
             set_id = next(set_ids)
-        stats[name] = {"wordings": len(by_wording), "with_sets": len(sets),
-                       "sets": sum(len(v) for v in sets.values()), "posed": posed}
+        stats[name] = {"wordings": len(by_wording), "sets": posed,
+                       **{f"sets_of_{k}": sizes[k] for k in sorted(sizes, reverse=True)}}
     return PipelineResult(tuple(questions), dict(scene_counts),
                           {t: len(pools[t]) for t in tasks}, dict(sorted(skipped.items())),
                           stats)

@@ -15,7 +15,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.images import Inside, inspect_image
 from whatifbench.core.integrity import image_files, integrity_problems
-from whatifbench.core.item import Item, item_from_json
+from whatifbench.core.item import REPEATABLE_ROLES, Item, item_from_json
 from whatifbench.core.jsonfile import lone_surrogate
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.errors import WhatifError
@@ -212,10 +212,10 @@ def _image_problems(root: Path, items: list[Item], lines: dict[str, int], items_
 
 
 def _pair_problems(items: list[Item], items_path: Path) -> list[str]:
-    """Each pair holds distinct roles."""
+    """Each pair holds distinct roles (but the ``REPEATABLE_ROLES``)."""
     roles: dict[str, list[str]] = {}
     for item in items:
-        if item.pair_id is not None and item.role is not None:
+        if item.pair_id is not None and item.role not in (None, *REPEATABLE_ROLES):
             roles.setdefault(item.pair_id, []).append(item.role)
     return [
         f"{items_path}: pair {pid!r} has the role(s) {', '.join(r)} more than once"

@@ -37,6 +37,8 @@ from whatifbench.suites.cello.images import available_ids, check_folder, copy_im
 
 VERSION = "1"
 DEFAULT_PER_TASK = 100
+CONTRAST_ROLE = "contrast"
+"""``Item.role`` of every member of a contrast set (its ``pair_id`` names the set)."""
 
 
 def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
@@ -56,11 +58,10 @@ def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
     }
     provenance = {**q.provenance, "seed": seed, "version": VERSION,
                   "template_question": q.template_text}
-    if q.contrast is not None:
-        meta["contrast_set"] = q.contrast
     return Item(id=f"cello-{data_id}", images=(image,), question=q.text, kind="choice",
-                target=q.options[q.answer_index], choices=q.options, group=q.task_type,
-                meta=meta, provenance=provenance)
+                target=q.options[q.answer_index], choices=q.options, pair_id=q.contrast,
+                role=CONTRAST_ROLE if q.contrast else None, group=q.task_type, meta=meta,
+                provenance=provenance)
 
 
 def _sizes(images: Path, ids: Sequence[int], known: dict[int, tuple[int, int]]
