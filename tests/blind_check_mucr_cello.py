@@ -10,8 +10,9 @@ free-text items are left out):
   pair (so "would ... drop?" × "Yes" is a feature); the best-scoring option is the answer;
 - ``option-gb``: gradient boosting on option features: position, length in words and
   characters, words shared with the question, the option's number of words among its siblings,
-  and how often the training folds saw the option (and the option under the same masked
-  question wording, and with each question word) as the answer or as an option;
+  and how often other folds saw the option (and the option under the same masked question
+  wording, and with each question word) as the answer or as an option (nested out-of-fold
+  encoding: a training row is never encoded with its own fold's answers);
 - ``masked-majority``: the question with its object names masked (words outside the wording
   shared by at least half of its group's questions, and numbers) is the key; the answer is the
   training folds' most frequent answer text for that key when it is an option, else their most
@@ -200,17 +201,13 @@ def _counts(items: Sequence[Item], keep: dict[str | None, set[str]]
 
 
 def _encode(item: Item, j: int, keep: dict[str | None, set[str]], seen: Counter[tuple],
-            right: Counter[tuple], own: bool) -> list[float]:
+            right: Counter[tuple]) -> list[float]:
     opt = options_of(item)[j].lower()
     mask = masked(item, keep)
     qw = set(words(item.question))
-    correct = int(j == answer_of(item)) if own else 0
-    subtract = 1 if own else 0
 
     def rate(key: tuple) -> tuple[float, float]:
-        n = seen[key] - subtract
-        r = right[key] - correct
-        return (n, (r + 0.25) / (n + 1))
+        return (seen[key], (right[key] + 0.25) / (seen[key] + 1))
 
     feats = [*rate(("o", item.group, opt)), *rate(("m", mask, opt))]
     q_rates = [rate(("q", q, opt))[1] for q in qw] or [0.25]
@@ -224,18 +221,23 @@ def _encode(item: Item, j: int, keep: dict[str | None, set[str]], seen: Counter[
 
 def option_gb(items: Sequence[Item], folds: np.ndarray,
               keep: dict[str | None, set[str]]) -> np.ndarray:
-    """Out-of-fold answers of gradient boosting on option features (target counts from the
-    training folds only; a training row's own item is left out of its counts)."""
+    """Out-of-fold answers of gradient boosting on option features. The answer counts a row is
+    encoded with come from other folds only: a test row's from the training folds, a training
+    row's from the training folds but its own (nested out-of-fold target encoding)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     rows = _rows(items)
     y = np.array([int(answer_of(items[k]) == j) for k, j in rows])
     row_fold = np.array([folds[k] for k, _ in rows])
     scores = np.zeros(len(rows))
-    for f in sorted(set(folds)):
-        train_items = [i for i, g in zip(items, folds, strict=True) if g != f]
-        seen, right = _counts(train_items, keep)
-        x = np.array([_encode(items[k], j, keep, seen, right, own=row_fold[r] != f)
+    names = sorted(set(folds))
+    counts = {frozenset(c): _counts([i for i, g in zip(items, folds, strict=True) if g in c],
+                                    keep)
+              for c in [set(names) - {f} for f in names]
+              + [set(names) - {f, g} for f in names for g in names if g != f]}
+    for f in names:
+        x = np.array([_encode(items[k], j, keep,
+                              *counts[frozenset(set(names) - {f, int(row_fold[r])})])
                       for r, (k, j) in enumerate(rows)])
         train, test = row_fold != f, row_fold == f
         if len(set(y[train])) < 2:
