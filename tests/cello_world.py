@@ -7,7 +7,8 @@ model can learn who holds whom, as it could on Visual Genome; a few relationship
 the priors (a dog holding a man), as annotations and photographs sometimes do.
 
 ``world(n, seed)`` returns ``n`` scene-graph records (``scene_graphs.json`` format);
-``write_world(root, n, seed)`` writes them with ``image_data.json`` and tiny JPEGs.
+``write_world(root, n, seed)`` writes them with ``image_data.json`` and tiny JPEGs. The tests
+hold hashes of datasets built from this world: change it and they must be recomputed.
 """
 
 from __future__ import annotations
@@ -174,7 +175,11 @@ def world(n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 def write_world(root: Path, n: int, seed: int = 0) -> tuple[Path, Path, Path]:
     """``scene_graphs.json``, ``image_data.json`` and ``images/`` (tiny JPEGs) under ``root``."""
-    scenes = world(n, seed)
+    return write_scenes(root, world(n, seed))
+
+
+def write_scenes(root: Path, scenes: list[dict[str, Any]]) -> tuple[Path, Path, Path]:
+    """``scenes`` as ``scene_graphs.json``, with ``image_data.json`` and tiny JPEGs."""
     root.mkdir(parents=True, exist_ok=True)
     sg = root / "scene_graphs.json"
     sg.write_text(json.dumps(scenes), encoding="utf-8")

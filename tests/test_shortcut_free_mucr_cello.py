@@ -24,6 +24,7 @@ from whatifbench.core.dataset import load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.models.base import Backend, Response
+from whatifbench.runner.evaluate import get_suite
 from whatifbench.scenes.bodies import World
 from whatifbench.scenes.mechanics import consequence
 from whatifbench.scenes.narrate import NOUNS, phrase
@@ -225,6 +226,55 @@ def test_cello_shortcut_free_needs_contrasting_images(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2 and "No contrast set could be built" in err and "--design paper" in err
     assert not (tmp_path / "ds").exists()
+
+
+def test_cello_short_of_contrasts_says_so(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    sg, data, images = write_world(tmp_path / "in", 300)
+    assert main(["build", "cello", "--scene-graphs", str(sg), "--images", str(images),
+                 "--image-data", str(data), "--out", str(tmp_path / "ds"), "--per-task", "40",
+                 "--task", "backdoor_adjustment_set", "--task", "sufficient_cause"]) == 0
+    err = capsys.readouterr().err
+    card = load_dataset(tmp_path / "ds").card
+    short = [t for t in ("backdoor_adjustment_set", "sufficient_cause")
+             if card.counts["by_task"].get(t, 0) < 40]
+    assert short and all(t in err for t in short) and "extra.contrast" in err
+    assert set(card.extra["contrast"]) == {"backdoor_adjustment_set", "sufficient_cause"}
+
+
+@register("backend", "test:text-hash")
+class TextHash(Backend):
+    """Answers from the request's text alone: a letter chosen by the text's sha256."""
+
+    def generate(self, requests):  # type: ignore[no-untyped-def]
+        for i, request in enumerate(requests):
+            letters = [line[0] for line in request.prompt.splitlines()
+                       if len(line) > 2 and line[1:3] == ". " and line[0].isupper()]
+            digest = int(hashlib.sha256(request.prompt.encode()).hexdigest(), 16)
+            yield i, Response(text=letters[digest % len(letters)])
+
+
+def test_a_text_only_model_is_at_chance_and_never_right_on_a_whole_set(
+        cello: dict[str, Path], tmp_path: Path) -> None:
+    from whatifbench import api
+    from whatifbench.analysis.audit.chance import chance_accuracy
+    from whatifbench.runner.evaluate import RunOptions
+    from whatifbench.runner.store import RunStore
+
+    ds = load_dataset(cello["shortcut-free"])
+    store = RunStore(tmp_path / "store.sqlite")
+    try:
+        [run] = api.run_all([ds], ["test:text-hash"], store=store,
+                            options=RunOptions(progress=False))
+    finally:
+        store.close()
+    m = run.metrics
+    assert m["unparsed"] == 0.0
+    assert m["accuracy"] == pytest.approx(100 * chance_accuracy(ds.items), abs=0.01)
+    assert m["contrast_sets"]["all_right"] == 0.0
+    assert m["contrast_sets"]["sets"] == len({i.pair_id for i in ds.items})
+    titles = [t.title for t in get_suite("cello").tables([run])]
+    assert "CELLO: contrast sets with every member right (%)" in titles
 
 
 @register("backend", "test:cello-set-rewriter")
