@@ -9,6 +9,10 @@ the 95 % interval above chance). Also:
 
 - mucr-synthetic: ``builtin:scene-reader`` accuracy (C2E, E2C, Cue; multi-image layout) on both
   designs, and the generation time of shortcut-free against paper (same run);
+- position schemes under grouped 5-fold cross-validation (simulated slices of answer letters):
+  how often the audit's rule flags a slice when each letter is right exactly n/4 times (as both
+  designs draw them) and when letters are drawn independently, for a learner of position priors
+  (the letter most often right in training) and a learner of answer counts (the least often);
 - CELLO, built from the Visual Genome-like test world (``tests/cello_world.py``: names with
   the priors of photographs) or, with ``--graphs random``, from the random scene graphs of
   ``bench_cello_pipeline.py`` (random names and relations): questions per task, the build time
@@ -90,6 +94,32 @@ def mucr(root: Path, groups: int, seed: int) -> None:
               f"Cue {m['cue']:.1f} % over {m['n_pairs']} pairs")
 
 
+def position_schemes(trials: int = 2000, seed: int = 0) -> None:
+    """Flag rates of exact and independent answer positions under both learners."""
+    import numpy as np
+
+    from whatifbench.metrics.stats import wilson_ci
+
+    rng = np.random.default_rng(seed)
+    print("\nanswer positions under grouped 5-fold CV (A-D; flagged share of simulated slices)")
+    for n in (60, 100, 200):
+        for scheme in ("exact", "independent"):
+            flags = {"priors": 0, "counts": 0}
+            for _ in range(trials):
+                y = (rng.permutation(np.arange(n) % 4) if scheme == "exact"
+                     else rng.integers(0, 4, n))
+                folds = rng.permutation(np.arange(n) % 5)
+                for name in flags:
+                    hits = 0
+                    for f in range(5):
+                        counts = np.bincount(y[folds != f], minlength=4)
+                        guess = counts.argmax() if name == "priors" else counts.argmin()
+                        hits += int((y[folds == f] == guess).sum())
+                    flags[name] += hits / n > 0.30 and wilson_ci(hits, n)[0] > 25.0
+            print(f"  n={n:<4} {scheme:<12} priors {100 * flags['priors'] / trials:5.1f} %   "
+                  f"counts {100 * flags['counts'] / trials:5.1f} %")
+
+
 def presence(items: list[Item]) -> tuple[float, float]:
     """(share of distractors pictured in the image, accuracy of picking uniformly among the
     pictured options) over the multiple-choice items."""
@@ -133,6 +163,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.only != "cello":
             mucr(Path(tmp) / "mucr", args.groups, args.seed)
+            position_schemes()
         if args.only != "mucr":
             cello(Path(tmp) / "cello", args.scenes, args.graphs, args.per_task, args.seed)
 

@@ -8,16 +8,17 @@ options in the same order, about different images, and each option is the answer
 member —
 
 - Yes/No tasks: **pairs**, one image where the asked-about change happens and one where it does
-  not, both worded with the same polarity (``fall`` or ``stay``, balanced per task), so one
-  member is answered Yes and the other No;
-- multiple-choice tasks: **sets of four** images whose answers are four different objects; the
-  options are those four answers, and in each image the three others fail the rule (an object
-  of the image that reads as one of them does not satisfy it, or the image has none).
+  not, both worded with the same polarity (``fall`` or ``stay``, balanced per task and kind of
+  pair), so one member is answered Yes and the other No;
+- multiple-choice tasks: **sets of four** images whose answers are four different objects (else
+  three or two, with as many options); the options are those answers, and in each image the
+  others fail the rule (an object of the image that reads as one of them does not satisfy it,
+  or the image has none).
 
 Whatever a text-only model concludes from a member's text, it concludes for all members of its
-set, so it is right on exactly one of two (or of four): chance on every set and on every slice
-made of whole sets, whatever it has learnt. Correct positions follow: the four answers of a set
-take the four positions, and Yes/No alternate within each pair.
+set, so it is right on exactly one of them: chance on every set and on every slice made of whole
+sets, whatever it has learnt. Correct positions follow: the answers of a set take every
+position once, and Yes/No alternate within each pair.
 """
 
 from __future__ import annotations
@@ -164,14 +165,16 @@ class _Ahead:
         self.done = False
 
     def peek(self) -> list[tuple[int, Frame]] | None:
+        """The next item (``None`` when there is none left)."""
         if self.head is None and not self.done:
             self.head = next(self.items, None)
             self.done = self.head is None
         return self.head
 
-    def pop(self) -> list[tuple[int, Frame]] | None:
-        head, self.head = self.peek(), None
-        return head
+    def pop(self) -> None:
+        """Drop the item ahead."""
+        self.peek()
+        self.head = None
 
 
 def interleave_sets(by_wording: dict[str, Iterator[list[tuple[int, Frame]]]], binary: bool,
@@ -189,7 +192,8 @@ def interleave_sets(by_wording: dict[str, Iterator[list[tuple[int, Frame]]]], bi
                 head = ahead[key].peek()
                 if head is not None and len(head) == size:
                     found = True
-                    yield key, ahead[key].pop() or head
+                    ahead[key].pop()
+                    yield key, head
 
 
 def shown_share(members: Sequence[tuple[int, Frame]], graphs: Graphs) -> float:
@@ -204,9 +208,9 @@ def shown_share(members: Sequence[tuple[int, Frame]], graphs: Graphs) -> float:
 
 
 def signature(members: Sequence[tuple[int, Frame]]) -> tuple[tuple[str, str], ...]:
-    """What a set's members are, as slices see them: each member's graph type and outcome
-    (Yes/No) — wordings, answers and roles are balanced per signature, so that a slice by graph
-    type, which may hold only some members of a set, holds Yes and No alike."""
+    """What a set's members are, as slices see them: each member's graph type and outcome.
+    The Yes/No polarity is balanced per signature, so that a slice by graph type, which may
+    hold only some members of a pair, holds Yes and No alike."""
     return tuple(sorted((f.match.graph_type, str(f.outcome)) for _, f in members))
 
 
