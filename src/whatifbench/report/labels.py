@@ -11,7 +11,7 @@ from typing import Any
 from whatifbench.runner.results import RunResult
 
 PROTOCOL_FACTS = ("prompt", "strategy", "answer_mode", "image_layout", "parser", "score_by",
-                  "max_new_tokens")
+                  "max_new_tokens", "template", "decoding")
 """Protocol fields, in the order they are named in a label."""
 
 
@@ -32,6 +32,11 @@ def model_name(run: RunResult) -> str:
     """The model's display name (``--model NAME=SPEC``), else its backend spec."""
     name = run.spec.get("model_name")
     return str(name) if name else run.model
+
+
+def is_human(run: RunResult) -> bool:
+    """A run of people's answers (``whatif human``; see ``report.human``)."""
+    return isinstance(run.spec.get("human"), dict)
 
 
 def _judge(run: RunResult) -> Any:
@@ -70,11 +75,17 @@ def differing(runs: Sequence[RunResult]) -> list[str]:
 def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]:
     """One label per run: ``name [strategy=cot, parser=paper]``; runs that no fact tells apart
     get ``#1``, ``#2`` … ``skip`` names facts the table shows in a column of its own."""
-    every = differing(runs)
+    models = [r for r in runs if not is_human(r)]
+    every = differing(models)
     names = [k for k in every if k not in skip]
     distinct_names = len({model_name(r) for r in runs}) == len(runs)
-    labels, keys = [], []
+    labels: list[str] = []
+    keys: list[tuple[str, ...]] = []
     for run in runs:
+        if is_human(run):  # people are told apart by name; models' protocol facts are not theirs
+            labels.append(model_name(run))
+            keys.append((model_name(run),))
+            continue
         facts = _facts(run)
         shown = [f"{k}={_show(facts.get(k))}" for k in names
                  if not (k == "spec" and distinct_names)]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from whatifbench.core.suite import Sample
+from whatifbench.report.labels import is_human
 from whatifbench.runner.results import RunResult, backend_failed
 
 HEADLINE = {"cvqa-synthetic": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
@@ -33,13 +34,17 @@ def headline(run: RunResult) -> tuple[float | None, tuple[float, float] | None, 
 
 
 def ranking(runs: Sequence[RunResult], labels: Sequence[str]) -> dict[str, Any]:
-    """Runs best first on the headline metric (``None`` values last)."""
+    """Runs best first on the headline metric (``None`` values last); people's runs (``whatif
+    human``, marked ``human``) after the models, ranked among themselves."""
     rows: list[dict[str, Any]] = []
     name = ""
     for run, label in zip(runs, labels, strict=True):
         value, ci, name = headline(run)
-        rows.append({"label": label, "value": value, "ci": list(ci) if ci else None})
-    rows.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0.0)))
+        row = {"label": label, "value": value, "ci": list(ci) if ci else None}
+        if is_human(run):
+            row["human"] = True
+        rows.append(row)
+    rows.sort(key=lambda r: (bool(r.get("human")), r["value"] is None, -(r["value"] or 0.0)))
     return {"metric": name, "rows": rows}
 
 
@@ -65,7 +70,7 @@ def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -
     firsts = [by_role[r] for r in FIRST_ROLES]
     n = k = 0
     for pair, cf in by_role["counterfactual"].items():
-        if cf.correct:
+        if cf.correct is not False:
             continue
         first = next((f[pair] for f in firsts if pair in f), None)
         if first is None:
@@ -80,12 +85,14 @@ def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -
 
 
 def counts(samples: Sequence[Sample]) -> dict[str, int]:
-    """Items, wrong answers, parse failures, backend errors and flagged replies."""
-    wrong = unparsed = errors = flagged = 0
+    """Items, wrong answers, free-text answers no judge scored (neither right nor wrong), parse
+    failures, backend errors and flagged replies."""
+    wrong = not_judged = unparsed = errors = flagged = 0
     for s in samples:
-        wrong += not s.correct
+        wrong += s.correct is False
+        not_judged += s.correct is None and "not_judged" in s.judgement
         unparsed += s.unparsed
         errors += backend_failed(s)
         flagged += s.flag is not None and s.error is None
-    return {"items": len(samples), "wrong": wrong, "unparsed": unparsed, "errors": errors,
-            "flagged": flagged}
+    return {"items": len(samples), "wrong": wrong, "not_judged": not_judged,
+            "unparsed": unparsed, "errors": errors, "flagged": flagged}

@@ -11,7 +11,9 @@ from typing import Any
 
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.report import REPLY_CHARS
 from whatifbench.report.errors import mark_errors
+from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
@@ -35,10 +37,13 @@ def tables_for(runs: Sequence[RunResult]) -> list[Table]:
 
 
 def dataset_tables(runs: Sequence[RunResult]) -> list[Table]:
-    """The tables of the runs of one dataset: the suite's, then program outcomes (if any),
-    each with the runs' backend errors marked."""
+    """The tables of the runs of one dataset: the suite's, then program outcomes (if any), then
+    the human baseline's (``report.human``: people's rows come after the models), each with the
+    runs' backend errors marked."""
+    runs = humans_last(runs)
+    suite_tables = [note_humans(t, runs) for t in get_suite(runs[0].suite).tables(runs)]
     return [mark_errors(t, runs)
-            for t in (*get_suite(runs[0].suite).tables(runs), *program_failure_table(runs))]
+            for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs))]
 
 
 def runs_table(sources: Sequence[Source]) -> Table:
@@ -61,13 +66,33 @@ def results_json(runs: Sequence[RunResult], run_id: str | None = None) -> str:
                       ensure_ascii=False) + "\n"
 
 
-def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None) -> str:
+def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None,
+                  full_replies: bool = False) -> str:
     """The text of ``samples.jsonl``: one line per sample, tagged with the ``run_id`` (when
-    given), dataset and model."""
+    given), dataset and model; replies cut at ``REPLY_CHARS`` unless ``full_replies``."""
     head = {"run_id": run_id} if run_id is not None else {}
-    lines = [dumps({**head, "dataset": run.dataset, "model": run.model, **s.to_json()})
+    lines = [dumps({**head, "dataset": run.dataset, "model": run.model,
+                    **(s.to_json() if full_replies else _cut_replies(s.to_json()))})
              for run in runs for s in run.samples]
     return "\n".join(lines) + "\n"
+
+
+def _cut_replies(sample: dict[str, Any]) -> dict[str, Any]:
+    return {k: _cut(v) if k in ("response", "trace", "judgement") else v
+            for k, v in sample.items()}
+
+
+def _cut(value: Any) -> Any:
+    """Texts longer than ``REPLY_CHARS`` cut, with a note saying how to keep them whole."""
+    if isinstance(value, str) and len(value) > REPLY_CHARS:
+        return (f"{value[:REPLY_CHARS]} … [cut at {REPLY_CHARS:,} of {len(value):,} characters; "
+                "run again with --full-replies to keep whole replies (from the run store, "
+                "without new calls)]")
+    if isinstance(value, dict):
+        return {k: _cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v) for v in value]
+    return value
 
 
 def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
@@ -83,7 +108,11 @@ def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
 
 
 def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
-    """The explorer's data for these runs (tables and figures included)."""
+    """The explorer's data for these runs (tables and figures included); people's runs
+    (``whatif human``) after the models, as in the tables."""
+    position = {id(r): k for k, r in enumerate(humans_last([s.run for s in sources]))}
+    sources = sorted(sources, key=lambda s: position[id(s.run)])
+
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
         tables = dataset_tables(runs)
         return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}
@@ -117,7 +146,7 @@ def write_tables(out: Path, tables: Sequence[Table]) -> list[Path]:
 
 def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = False,
                   inputs: Iterable[PathLike] = (), *, sources: Sequence[Source] | None = None,
-                  options: Options = DEFAULT) -> dict[str, Path]:
+                  options: Options = DEFAULT, full_replies: bool = False) -> dict[str, Path]:
     """Write ``results.json``, ``samples.jsonl``, ``execution.json``, ``report.md``,
     ``report.html`` (the explorer) and ``tables/`` (CSV, LaTeX) as one unit.
 
@@ -127,7 +156,8 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     ``samples.jsonl`` line, so readers can tell that the two belong together. ``inputs`` (the
     datasets, run folders read) must not be touched by ``out``. Every text passes
     ``secrets.redact`` (a key a server echoed never lands in an output). ``sources`` tell where
-    loaded runs came from (default: evaluated here).
+    loaded runs came from (default: evaluated here). ``samples.jsonl`` keeps at most
+    ``REPLY_CHARS`` of one reply unless ``full_replies``.
     """
     sources = list(sources) if sources is not None else fresh(runs)
     tables = tables_for(runs)
@@ -136,7 +166,7 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     md = "# whatifbench results\n\n" + "\n\n".join(
         t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"
     with staged_dir(out, overwrite, inputs, kind="run") as stage:
-        for name, text in (("samples.jsonl", samples_jsonl(runs, run_id)),
+        for name, text in (("samples.jsonl", samples_jsonl(runs, run_id, full_replies)),
                            (EXECUTION, execution_json(sources)), ("report.md", md)):
             (stage / name).write_text(redact(text), encoding="utf-8")
         write_tables(stage, tables)
