@@ -13,12 +13,11 @@ hold hashes of datasets built from this world: change it and they must be recomp
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from cello_fixtures import write_input
 
 SIZE = (500, 375)
 """Image size written to ``image_data.json`` (the JPEGs themselves are tiny)."""
@@ -127,20 +126,12 @@ def _scene(image_id: int, rng: random.Random) -> dict[str, Any]:
         s.add(rng.choice(BACKGROUND), "background")
     if place in ("room", "kitchen") and rng.random() < 0.6:
         s.add("wall", "wall")
-    for _ in range(rng.randint(0, 2)):
-        if FURNITURE[place]:
-            s.add(rng.choice(FURNITURE[place]), "furniture")
-    for _ in range(rng.randint(0, 3)):
-        s.add(rng.choice(PEOPLE), "person")
-    for _ in range(rng.randint(0, 2)):
-        s.add(rng.choice(ANIMALS), "animal")
-    for _ in range(rng.randint(0, 2)):
-        if VEHICLES[place]:
-            s.add(rng.choice(VEHICLES[place]), "vehicle")
-    for _ in range(rng.randint(0, 4)):
-        s.add(rng.choice(ITEMS), "item")
-    for _ in range(rng.randint(0, 3)):
-        s.add(rng.choice(WORN), "worn")
+    for kind, names, most in (("furniture", FURNITURE[place], 2), ("person", PEOPLE, 3),
+                              ("animal", ANIMALS, 2), ("vehicle", VEHICLES[place], 2),
+                              ("item", ITEMS, 4), ("worn", WORN, 3)):
+        for _ in range(rng.randint(0, most)):
+            if names:
+                s.add(rng.choice(names), kind)
     if s.ids_of("wall"):
         for _ in range(rng.randint(0, 2)):
             s.add(rng.choice(WALL_THINGS), "wallthing")
@@ -179,16 +170,6 @@ def write_world(root: Path, n: int, seed: int = 0) -> tuple[Path, Path, Path]:
 
 
 def write_scenes(root: Path, scenes: list[dict[str, Any]]) -> tuple[Path, Path, Path]:
-    """``scenes`` as ``scene_graphs.json``, with ``image_data.json`` and tiny JPEGs."""
-    root.mkdir(parents=True, exist_ok=True)
-    sg = root / "scene_graphs.json"
-    sg.write_text(json.dumps(scenes), encoding="utf-8")
-    data = root / "image_data.json"
-    data.write_text(json.dumps([{"image_id": s["image_id"], "width": SIZE[0],
-                                 "height": SIZE[1]} for s in scenes]), encoding="utf-8")
-    images = root / "images"
-    images.mkdir(exist_ok=True)
-    for s in scenes:
-        shade = s["image_id"] * 37 % 255
-        Image.new("RGB", (8, 6), (shade, 120, 200)).save(images / f"{s['image_id']}.jpg")
-    return sg, data, images
+    """``scenes`` as ``scene_graphs.json``, with ``image_data.json`` (``SIZE``) and tiny
+    JPEGs."""
+    return write_input(root, scenes, SIZE, pixels=(8, 6))

@@ -83,7 +83,8 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
                 tasks: Sequence[str] | None = None, store: RunStore | None = None,
                 design: str = SHORTCUT_FREE) -> Card:
     """Build a CELLO dataset; ``rewriter``: a backend that rewrites the template questions
-    (its calls cached in ``store``, default the shared run store)."""
+    (its calls cached in ``store``, default the shared run store); ``design``:
+    ``shortcut-free`` (contrast sets, ``causal.contrast``) or ``paper``."""
     check_design(design)
     if per_task < 1:
         raise WhatifError(f"--per-task must be a positive number of questions, got {per_task}.")
@@ -138,9 +139,10 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
         counts = {**cello_counts(items), "images": len(ids),
                   "scene_graphs": {"read": len(scenes), "without_image": len(scenes) - len(usable),
                                    **result.scenes}}
-        extra: dict[str, Any] = {"candidates": result.candidates, "skipped": result.skipped,
-                 "rewrites": {"accepted": rewrites["True"], "rejected": rewrites["False"]}
-                 if rewriter is not None else None}
+        extra: dict[str, Any] = {
+            "candidates": result.candidates, "skipped": result.skipped,
+            "rewrites": {"accepted": rewrites["True"], "rejected": rewrites["False"]}
+            if rewriter is not None else None}
         if design != PAPER:
             extra["contrast"] = result.contrast
         params = {"scene_graphs": scene_graphs.name,
