@@ -35,7 +35,7 @@ from whatifbench.causal.graph import CausalGraph, build_causal_graph
 from whatifbench.causal.scene_graph import SceneGraph
 from whatifbench.causal.tasks import TASKS, Frame
 from whatifbench.causal.templates import Match, find_matches
-from whatifbench.core.design import PAPER, check_design
+from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
 
 OVERSAMPLE = 10
 """Candidate frames gathered per requested question, before selection."""
@@ -150,7 +150,7 @@ def balanced(rng: random.Random, size: int) -> Iterator[int]:
 def run_pipeline(scenes: Sequence[SceneGraph], per_task: int, seed: int,
                  tasks: Sequence[str] | None = None,
                  vocabulary: Sequence[SceneGraph] | None = None,
-                 design: str = PAPER) -> PipelineResult:
+                 design: str = SHORTCUT_FREE) -> PipelineResult:
     """Build up to ``per_task`` questions of each task from the scene graphs; ``vocabulary``:
     the scene graphs whose object names feed the text distractors (default ``scenes``;
     ``shortcut-free`` has none: its options are the answers of a contrast set)."""
