@@ -5,7 +5,7 @@ three blind classifiers of ``tests/blind_check_mucr_cello.py`` (logistic regress
 of question and options, gradient boosting on option features, majority per masked wording;
 5-fold cross-validation grouped by pair), printing per slice: n, chance, each classifier's
 blind accuracy and whether the audit's rule flags it (n ≥ 60, more than 5 points above chance,
-the 95 % interval above chance). Also:
+the 95 % interval above chance), and ``whatif audit``'s verdict (its own baselines). Also:
 
 - mucr-synthetic: ``builtin:scene-reader`` accuracy (C2E, E2C, Cue; multi-image layout) on both
   designs, and the generation time of shortcut-free against paper (same run);
@@ -41,6 +41,7 @@ from blind_check_mucr_cello import CLASSIFIERS, SliceResult, blind_check  # noqa
 from cello_world import world, write_scenes  # noqa: E402
 
 from whatifbench import api  # noqa: E402
+from whatifbench.analysis.audit.audit import audit_dataset, flagged_slices  # noqa: E402
 from whatifbench.core.dataset import load_dataset  # noqa: E402
 from whatifbench.core.item import Item  # noqa: E402
 from whatifbench.runner.evaluate import RunOptions  # noqa: E402
@@ -49,6 +50,18 @@ from whatifbench.suites.cello.build import build_cello  # noqa: E402
 from whatifbench.suites.mucr_synthetic.generate import MucrSyntheticGenerator  # noqa: E402
 
 DESIGNS = ("paper", "shortcut-free")
+
+
+def audit(path: Path, by: tuple[str, ...]) -> None:
+    """Print ``whatif audit``'s verdict on the dataset (its own baselines and slices)."""
+    result = audit_dataset(path, by=by, refresh=True)
+    blind = result["blind"]
+    worst = max(result["slices"], key=lambda s: s["blind"] - s["chance"])
+    flags = [f"{s['key']}={s['value']} {s['blind']:.1f} %" for s in flagged_slices(result)]
+    print(f"whatif audit: blind {blind['accuracy']:.1f} % vs chance {blind['chance']:.1f} % "
+          f"(n={blind['n']}); largest excess {worst['key']}={worst['value']} "
+          f"{worst['blind']:.1f} % vs {worst['chance']:.1f} % (n={worst['n']}); flagged: "
+          + (", ".join(flags) or "none"))
 
 
 def table(title: str, items: list[Item]) -> None:
@@ -80,6 +93,7 @@ def mucr(root: Path, groups: int, seed: int) -> None:
         times[design] = time.perf_counter() - t0
         table(f"mucr-synthetic, {design} ({groups} groups, seed {seed})",
               list(load_dataset(root / design).items))
+        audit(root / design, ("style",))
     print(f"\ngeneration: paper {times['paper']:.2f} s, shortcut-free "
           f"{times['shortcut-free']:.2f} s (ratio {times['shortcut-free'] / times['paper']:.2f})")
     for design in DESIGNS:
@@ -142,6 +156,7 @@ def cello(root: Path, scenes: int, graphs: str, per_task: int, seed: int) -> Non
         items = list(load_dataset(root / design).items)
         table(f"CELLO, {design} ({scenes} {graphs} scene graphs, --per-task {per_task}, "
               f"seed {seed})", items)
+        audit(root / design, ("rung", "format", "graph_type"))
         shown, guess = presence(items)
         sizes = Counter(len(i.choices) for i in items if i.meta["format"] != "binary")
         print(f"questions per task: {card.counts['by_task']}")

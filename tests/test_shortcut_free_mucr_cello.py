@@ -1,7 +1,8 @@
 """``--design paper|shortcut-free`` of ``generate mucr-synthetic`` and ``build cello``: ``paper``
-is the earlier output byte for byte; ``shortcut-free`` suites pass the text-only check
-(``blind_check_mucr_cello``, to be replaced by ``whatif audit``) while ``paper`` ones fail it; the
-contrast sets and the cue phrases are what the docs say."""
+is the earlier output byte for byte; ``shortcut-free`` suites pass ``whatif audit`` and the
+independent text-only classifiers of ``blind_check_mucr_cello`` (every slice of ≥ 60 items
+within chance + 5 points) while ``paper`` ones fail both; the contrast sets and the cue phrases
+are what the docs say."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from blind_check_mucr_cello import MIN_N, blind_check, flagged
 from cello_fixtures import write_input
 from cello_world import write_world
 
+from whatifbench.analysis.audit.audit import audit_dataset, flagged_slices
 from whatifbench.causal.entities import Entity, same_thing
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
@@ -44,6 +46,14 @@ def digest(folder: Path) -> str:
     h = hashlib.sha256((folder / "items.jsonl").read_bytes())
     h.update(json.dumps(card, sort_keys=True).encode())
     return h.hexdigest()
+
+
+def audit_flags(path: Path, by: tuple[str, ...]) -> list[str]:
+    """``whatif audit``'s flagged slices (and the whole set, when flagged) of a dataset."""
+    result = audit_dataset(path, by=by)
+    assert any(s["n"] >= MIN_N for s in result["slices"])
+    return ([f"{s['key']}={s['value']}" for s in flagged_slices(result)]
+            + (["all"] if result["blind"]["flagged"] else []))
 
 
 def _no_flags(items: list[Item]) -> None:
@@ -83,14 +93,17 @@ def test_cello_paper_design_is_the_earlier_output(tmp_path: Path, world: bool, s
 
 # -- mucr-synthetic -----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def mucr(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Item]]:
+def mucr_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("mucr-designs")
-    out = {}
     for design in ("paper", "shortcut-free"):
         assert main(["generate", "mucr-synthetic", "--out", str(root / design), "--groups",
                      "15", "--seed", "2", "--design", design]) == 0
-        out[design] = load_dataset(root / design).items
-    return out
+    return {design: root / design for design in ("paper", "shortcut-free")}
+
+
+@pytest.fixture(scope="module")
+def mucr(mucr_dirs: dict[str, Path]) -> dict[str, list[Item]]:
+    return {design: list(load_dataset(path).items) for design, path in mucr_dirs.items()}
 
 
 def test_mucr_cue_phrases_differ_only_in_colour(mucr: dict[str, list[Item]]) -> None:
@@ -115,6 +128,12 @@ def test_mucr_shortcut_free_passes_the_text_only_check(mucr: dict[str, list[Item
     _no_flags(mucr["shortcut-free"])
     leaks = {r.slice for r in flagged(blind_check(mucr["paper"]))}
     assert "group=cue" in leaks  # the check can fail: the paper design's cue is the agent
+
+
+def test_mucr_shortcut_free_passes_the_audit(mucr_dirs: dict[str, Path]) -> None:
+    by = ("style",)
+    assert audit_flags(mucr_dirs["shortcut-free"], by) == []
+    assert "group=cue" in audit_flags(mucr_dirs["paper"], by)
 
 
 def test_mucr_design_on_the_card_and_the_command_line(mucr: dict[str, list[Item]],
@@ -182,6 +201,13 @@ def test_cello_shortcut_free_passes_the_text_only_check(cello: dict[str, Path]) 
     _no_flags(load_dataset(cello["shortcut-free"]).items)
     leaks = {r.slice for r in flagged(blind_check(load_dataset(cello["paper"]).items))}
     assert {"group=sufficient_cause", "group=causality_identification"} <= leaks
+
+
+def test_cello_shortcut_free_passes_the_audit(cello: dict[str, Path]) -> None:
+    by = ("rung", "format", "graph_type")
+    assert audit_flags(cello["shortcut-free"], by) == []
+    leaks = audit_flags(cello["paper"], by)
+    assert {"task_type=sufficient_cause", "task_type=causality_identification"} <= set(leaks)
 
 
 def test_cello_distractors_fail_the_rule_in_each_image(cello: dict[str, Path]) -> None:
