@@ -163,7 +163,8 @@ def test_cello_overall_and_task_columns_take_their_slices(tmp_path: Path) -> Non
     from whatifbench.suites.cello.build import build_cello
 
     sg, data, images = write_input(tmp_path / "in")
-    build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0)
+    build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0,
+                design="paper")  # the five fixture graphs have no contrasting images
     ds = load_dataset(tmp_path / "ds")
     items = list(ds.items)
     tasks = sorted({str(i.meta["task_type"]) for i in items})
