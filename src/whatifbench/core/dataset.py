@@ -16,7 +16,7 @@ from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.images import Inside, inspect_image
 from whatifbench.core.integrity import image_files, integrity_problems
 from whatifbench.core.item import Item, item_from_json
-from whatifbench.core.jsonfile import lone_surrogate
+from whatifbench.core.jsonfile import loads, lone_surrogate
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.errors import WhatifError
 
@@ -118,7 +118,7 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
                 "'whatif import'."
             )
     try:
-        card = Card.from_json(json.loads(card_path.read_text(encoding="utf-8")))
+        card = Card.from_json(loads(card_path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise WhatifError(
             f"{card_path} is not a valid card ({exc}); re-create the dataset."
@@ -165,7 +165,7 @@ def _parse_items(text: str, items_path: Path) -> tuple[list[Item], dict[str, int
             continue
         where = f"{items_path}:{lineno}"
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except json.JSONDecodeError as exc:
             problems.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
             continue
@@ -346,7 +346,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except json.JSONDecodeError as exc:
             raise WhatifError(
                 f"{path}:{lineno} is not valid JSON ({exc.msg} at column {exc.colno}); "

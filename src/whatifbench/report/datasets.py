@@ -5,13 +5,13 @@ accepted only when its ``items.jsonl`` still has the hash the run recorded."""
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from whatifbench.core.fsutil import sha256_bytes
+from whatifbench.core.jsonfile import loads
 
 
 @dataclass(frozen=True)
@@ -102,12 +102,12 @@ def _items(text: str) -> dict[str, dict[str, Any]]:
     """The items by id (one parse of the whole file; line by line if some line is broken)."""
     lines = [line for line in text.splitlines() if line.strip()]
     try:
-        objects = json.loads("[" + ",".join(lines) + "]")
+        objects = loads("[" + ",".join(lines) + "]")
     except ValueError:
         objects = []
         for line in lines:
             try:
-                objects.append(json.loads(line))
+                objects.append(loads(line))
             except ValueError:
                 continue
     return {obj["id"]: obj for obj in objects

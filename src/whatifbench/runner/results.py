@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 import uuid
@@ -11,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.jsonfile import loads
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 
@@ -132,7 +132,7 @@ def load_runs(folder: str | Path) -> list[RunResult]:
             f"{folder} holds no results.json; pass a folder written by 'whatif run --out'."
         )
     try:
-        data = json.loads(results.read_text(encoding="utf-8"))
+        data = loads(results.read_text(encoding="utf-8"))
         entries = data["runs"]
         if not isinstance(entries, list):
             raise TypeError("'runs' is not a list")
@@ -191,7 +191,7 @@ def _read_samples(path: Path, results: Path,
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
             sample = Sample(**{k: v for k, v in obj.items() if k in names})
         except (ValueError, TypeError, AttributeError) as exc:
             raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None

@@ -19,6 +19,7 @@ from whatifbench.core.dataset import (
 )
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
+from whatifbench.core.jsonfile import loads
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -92,7 +93,7 @@ def _jsonl_rows(text: str) -> list[Row]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
             bad = lone_surrogate(line, obj)
             rows.append((lineno, None, [bad]) if bad else (lineno, obj, []))
         except json.JSONDecodeError as exc:
