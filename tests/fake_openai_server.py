@@ -34,7 +34,8 @@ faults are ``ok``, ``429`` (with ``Retry-After: retry_after``), ``500``, ``503``
 ``401``, ``malformed`` (a 200 whose body is not JSON), ``drop`` (the connection is closed without
 an answer), ``timeout`` (the answer comes after ``hang`` seconds) and ``drip`` (the answer's
 headers at once, then its body one byte every ``drip`` seconds, so no single read ever waits
-long); ``null_content`` answers chat with ``"content": null``; ``rules`` reply rules;
+long), ``307`` (a temporary redirect to ``redirect_to``, by default a port where nothing
+listens); ``null_content`` answers chat with ``"content": null``; ``rules`` reply rules;
 ``models`` names served (any name is accepted unless ``strict_models``); ``api_key`` when set,
 requests without ``Authorization: Bearer <api_key>`` get 401; ``echo_auth_in_errors`` puts the
 request's Authorization header into error bodies and ``echo_auth_in_replies`` into successful
@@ -81,6 +82,7 @@ DEFAULTS: dict[str, Any] = {
     "models": ["fake-vlm"], "strict_models": False, "api_key": None,
     "echo_auth_in_errors": False, "echo_auth_in_replies": False, "prompt_logprobs": True,
     "reject_params": [], "drip": 0.5, "record_bodies": False,
+    "redirect_to": "http://127.0.0.1:9/v1/chat/completions",
 }
 
 
@@ -203,6 +205,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(429, "rate limited", {"Retry-After": str(config["retry_after"])})
         if fault in ("500", "503", "400", "401"):
             return self._error(int(fault), f"injected {fault}")
+        if fault == "307":
+            return self._error(307, "moved", {"Location": config["redirect_to"]})
         if fault == "malformed":
             return self._send(200, b'{"choices": [ {"message": ')
         if not authorised:
