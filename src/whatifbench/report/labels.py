@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from whatifbench.runner.results import RunResult
@@ -26,6 +27,23 @@ def shown_together(runs: Sequence[RunResult]) -> list[list[RunResult]]:
     for run in runs:
         groups.setdefault(dataset_key(run), []).append(run)
     return list(groups.values())
+
+
+def distinct_datasets(runs: Sequence[RunResult]) -> list[RunResult]:
+    """The runs as reports show them: where datasets of one name hold different items, each
+    one's name carries the short hash of its items (``handmade (sha256 3fa2c1d9e0b4)``), so
+    tables, figures and the page tell them apart. Other runs are returned as they are."""
+    hashes: dict[str, set[str]] = {}
+    for run in runs:
+        hashes.setdefault(run.dataset, set()).add(dataset_key(run)[2])
+    out = []
+    for run in runs:
+        digest = dataset_key(run)[2]
+        if len(hashes[run.dataset]) > 1:
+            short = digest[:12] if digest != "None" else "not recorded"
+            run = replace(run, dataset=f"{run.dataset} (sha256 {short})")
+        out.append(run)
+    return out
 
 
 def model_name(run: RunResult) -> str:

@@ -42,14 +42,28 @@ def _entries(folder: Path, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
             for run, e in zip(runs, entries, strict=True)]
 
 
-def load_sources(folders: Sequence[str | Path]) -> list[Source]:
+def _identity(run: RunResult) -> str:
+    """What makes two runs the same run (their samples follow from it)."""
+    return json.dumps([run.suite, run.dataset, run.model, run.n_items, run.metrics, run.spec],
+                      sort_keys=True, default=str)
+
+
+def load_sources(folders: Sequence[str | Path], notes: list[str] | None = None) -> list[Source]:
     """Every run of the given run folders, with the folder it was first written to (a merged
-    report remembers its sources) and its recorded execution."""
+    report remembers its sources) and its recorded execution. A run given again (the same
+    folder twice, a copy, a merged report holding it) is kept once, and ``notes`` says so."""
     out: list[Source] = []
+    seen: dict[str, Path] = {}
     for folder in folders:
         path = Path(folder)
         runs = load_runs(path)
         for run, entry in zip(runs, _entries(path, runs), strict=True):
+            first = seen.setdefault(_identity(run), path)
+            if first is not path:
+                if notes is not None:
+                    notes.append(f"The run of {run.model} on {run.dataset} in {path} is given "
+                                 f"more than once (also in {first}); it is shown once.")
+                continue
             execution = {k: v for k, v in entry.items()
                          if k not in ("dataset", "model", "folder", "recorded")}
             recorded = entry and entry.get("recorded", True)

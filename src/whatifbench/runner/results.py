@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -107,6 +110,17 @@ RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
 """Required fields of a ``results.json`` run entry and their JSON types."""
 
 
+def samples_digest(records: Iterable[dict[str, Any]]) -> str:
+    """The sha256 that ``results.json`` records of the ``samples.jsonl`` beside it: of its
+    records, in order, each as JSON without its ``run_id`` (so identical runs get identical
+    ``results.json`` files but for their ``run_id``)."""
+    digest = hashlib.sha256()
+    for record in records:
+        body = {k: v for k, v in record.items() if k != "run_id"}
+        digest.update(json.dumps(body, ensure_ascii=False).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
 def new_run_id() -> str:
     """A random id for one run output folder (``results.json`` and each ``samples.jsonl`` line)."""
     return uuid.uuid4().hex
@@ -146,7 +160,8 @@ def load_runs(folder: str | Path) -> list[RunResult]:
                 "'whatif run' or was edited. Re-create the folder with 'whatif run --out' "
                 "(answers come from the run store at no cost).")
     run_id = data.get("run_id")
-    samples = _read_samples(folder / "samples.jsonl", results, run_id)
+    samples = _read_samples(folder / "samples.jsonl", results, run_id,
+                            data.get("samples_sha256"))
     runs = []
     shared = Counter((e["dataset"], e["model"]) for e in entries)
     for e in entries:
@@ -156,6 +171,11 @@ def load_runs(folder: str | Path) -> list[RunResult]:
         pool = samples.get(key, [])
         mine = pool[:e["n_items"]] if shared[key] > 1 else pool[:]
         del pool[:len(mine)]
+        if len(mine) != e["n_items"]:
+            raise WhatifError(_changed(folder / "samples.jsonl", results,
+                                       f"it holds {len(mine)} records of {e['model']} on "
+                                       f"{e['dataset']}, where {results.name} counts "
+                                       f"{e['n_items']} items"))
         runs.append(RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
                               n_items=e["n_items"], metrics=e["metrics"],
                               spec=e.get("spec") or {}, samples=mine,
@@ -176,9 +196,17 @@ def _entry_problems(entry: object) -> str | None:
     return f"has field(s) of the wrong type: {', '.join(wrong)}" if wrong else None
 
 
-def _read_samples(path: Path, results: Path,
-                  run_id: str | None) -> dict[tuple[str, str], list[Sample]]:
-    """Samples by (dataset, model); each line must carry ``run_id``."""
+def _changed(path: Path, results: Path, why: str) -> str:
+    """The message for a ``samples.jsonl`` that does not match its ``results.json``."""
+    return (f"{path} was changed after the run wrote it ({why}), so the items shown would "
+            f"contradict the tables of {results.name}. Restore the file, or re-create the folder "
+            "with 'whatif run --out' (answers come from the run store at no cost).")
+
+
+def _read_samples(path: Path, results: Path, run_id: str | None,
+                  expected: object = None) -> dict[tuple[str, str], list[Sample]]:
+    """Samples by (dataset, model); each line must carry ``run_id``, and the records must have
+    the digest ``results.json`` records (``expected``; absent in folders of older versions)."""
     samples: dict[tuple[str, str], list[Sample]] = {}
     if not path.is_file():
         if run_id is not None:
@@ -187,6 +215,7 @@ def _read_samples(path: Path, results: Path,
                               "'whatif run --out'.")
         return samples
     names = {f.name for f in fields(Sample)}
+    records: list[dict[str, Any]] = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -202,5 +231,9 @@ def _read_samples(path: Path, results: Path,
                 "different runs (an interrupted write by an older version, or files copied "
                 "together), and merging them would mislead. Re-create the folder with 'whatif "
                 "run --out' (answers come from the run store at no cost).")
+        records.append(obj)
         samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
+    if expected is not None and samples_digest(records) != expected:
+        raise WhatifError(_changed(path, results, "its records do not have the sha256 "
+                                   f"{results.name} beside it records"))
     return samples
