@@ -78,6 +78,14 @@ def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def _fact(name: str, facts: dict[str, Any]) -> str:
+    """``name=value``; a backend argument the run did not pass is ``no -M name`` (the
+    backend's default), not ``-M name=none``."""
+    if name.startswith("-M ") and name not in facts:
+        return f"no {name}"
+    return f"{name}={_show(facts.get(name))}"
+
+
 def differing(runs: Sequence[RunResult]) -> list[str]:
     """Fact names whose values differ between ``runs`` (in label order)."""
     facts = [_facts(r) for r in runs]
@@ -94,8 +102,7 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
     labels, keys = [], []
     for run in runs:
         facts = _facts(run)
-        shown = [f"{k}={_show(facts.get(k))}" for k in names
-                 if not (k == "spec" and distinct_names)]
+        shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)]
         name = model_name(run)
         labels.append(f"{name} [{', '.join(shown)}]" if shown else name)
         keys.append((name, *(_show(facts.get(k)) for k in every)))
