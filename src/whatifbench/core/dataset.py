@@ -106,8 +106,8 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
     root = Path(root)
     if not root.is_dir():
         raise WhatifError(
-            f"There is no dataset folder at {root}. Pass a folder made by 'whatif generate', "
-            "'whatif import' or 'whatif build'."
+            f"There is no dataset folder at {root}.{_near(root)} Pass a folder made by 'whatif "
+            "generate', 'whatif import' or 'whatif build'."
         )
     card_path, items_path = root / CARD, root / ITEMS
     for path in (card_path, items_path):
@@ -153,6 +153,27 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
                 "Re-create the dataset (or restore the changed files). If you changed them on "
                 "purpose and know the results will not match the card, pass --no-verify."))
     return Dataset(root, card, tuple(items), items_sha256, verified=verify and bool(card.hashes))
+
+
+def _near(root: Path) -> str:
+    """What a missing dataset folder was likely meant to be: a folder beside it with a close
+    name, or a generator of that name (``whatif generate NAME``)."""
+    from whatifbench.core.registry import listing
+    from whatifbench.core.suggest import closest
+
+    hints = []
+    try:
+        siblings = [p.name for p in root.parent.iterdir() if p.is_dir()]
+    except OSError:
+        siblings = []
+    found = closest(root.name, siblings)
+    if found:
+        hints.append(f" Did you mean {root.parent / found}?")
+    generator = closest(root.name, [e.name for e in listing("generator")])
+    if generator:
+        hints.append(f" To make the {generator} suite, run 'whatif generate {generator} --out "
+                     "DIR' and pass DIR.")
+    return "".join(hints)
 
 
 def _parse_items(text: str, items_path: Path) -> tuple[list[Item], dict[str, int], list[str]]:

@@ -72,6 +72,10 @@ class HFBackend(Backend):
                                 self.text_only)
         return self._loaded
 
+    def load(self) -> None:
+        """Read the weights now (before the runner's progress bar starts)."""
+        self.loaded  # noqa: B018  (the property loads them)
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """Greedy replies, batched (``-M batch_size``) with left padding."""
         from whatifbench.models.hf.generation import batches, generate_batch
