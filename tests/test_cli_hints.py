@@ -81,7 +81,7 @@ def test_cfmm_importer_names_the_fields_it_expects(tmp_path: Path,
         assert main(["import", "cfmm", "--images", str(tmp_path / "imgs"), flag,
                      str(tmp_path / name), "--out", str(tmp_path / "ds")]) == 2
         err = _err(capsys)
-        assert f"has 1 problem:" in err, err
+        assert "has 1 problem:" in err, err
         assert f"needs the fields {', '.join(REQUIRED)}" in err, err
         assert f"may also have {', '.join(OPTIONAL)}" in err, err
         assert not (tmp_path / "ds").exists()

@@ -108,3 +108,32 @@ def test_architectures_without_padding_rules_rank_one_item_at_a_time(
     assert {len(g) for g in ranking.rank_batches(other, prompts, 4)} == {1}
     with pytest.raises(ValueError, match="not ranked in batches"):
         ranking.score_batch(other, prompts[:2], rank_requests(photos)[:2])
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_padded_candidate_rows_carry_every_per_token_input(tiny_models: Any, photos: Path,
+                                                           arch: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path for models that cannot continue from a cache (one padded pass over image + prompt
+    + candidate per row) re-pads every per-token input the processor returned with the rows
+    (PaliGemma's token_type_ids, Qwen's mm_token_type_ids in transformers >= 5.24): forced on
+    every architecture, it gives the scores of one full pass per candidate."""
+    one, eight = backends(tiny_models, arch)
+    loaded = one.loaded
+    requests = [r for r in rank_requests(photos) if r.candidates == WORDS]
+    keys: list[list[str]] = []
+    full_rows = ranking._full_rows
+    monkeypatch.setattr(ranking, "cache_argument", lambda model: None)
+    monkeypatch.setattr(ranking, "_full_rows", lambda ld, inputs, *rest: keys.append(
+        ranking.per_token_keys(inputs)) or full_rows(ld, inputs, *rest))
+    batched = dict(eight.score(requests))
+    assert keys, "the padded-rows path was not taken"
+    if arch == "paligemma":
+        assert "token_type_ids" in keys[0]
+    for i, request in enumerate(requests):
+        prompt = build_prompt(loaded, request, one.spec)
+        separate = ranking.score_separately(loaded, prompt, request).scores
+        got = batched[i].scores
+        assert got is not None and separate is not None
+        assert max(abs(x - y) for x, y in zip(got, separate, strict=True)) <= 1e-5
+        assert got.index(max(got)) == separate.index(max(separate))

@@ -241,3 +241,40 @@ def test_import_results_refusals(kind_datasets, tmp_path: Path,  # noqa: F811
     (tmp_path / "w_samples_t.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]))
     with pytest.raises(WhatifError, match="item 'no-such-item' is not in the dataset"):
         import_lmms_eval(tmp_path / "w_samples_t.jsonl", data)
+
+
+def test_import_results_from_a_log_folder(kind_datasets, tmp_path: Path,  # noqa: F811
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A log folder is searched for the task's samples file; a folder without one (lmms-eval
+    exits 0 when its model crashes, and writes none) gets a message saying so."""
+    folder = kind_datasets("choice")
+    data = load_dataset(folder)
+    task = export_lmms_eval(folder, tmp_path / "task")
+    utils = task_code(tmp_path / "task")
+    logs = tmp_path / "logs"
+    (logs / "model").mkdir(parents=True)
+    (logs / "model" / "20260101_000000_results.json").write_text("{}")
+    assert main(["import-results", "lmms-eval", str(logs), "--dataset", str(folder),
+                 "--out", str(tmp_path / "r0")]) == 2
+    err = capsys.readouterr().err
+    assert f"The lmms-eval log folder {logs} holds no samples file" in err
+    assert "exits with status 0" in err and "Error during evaluation" in err
+    assert not (tmp_path / "r0").exists()
+
+    rows = docs(tmp_path / "task", tmp_path / "cache")
+    ours = fake_samples(logs / "model" / f"20260101_000000_samples_{task.task}.jsonl", utils, rows)
+    assert main(["import-results", "lmms-eval", str(logs), "--dataset", str(folder),
+                 "--out", str(tmp_path / "r1")]) == 0
+    (run,) = json.loads((tmp_path / "r1" / "results.json").read_text())["runs"]
+    assert run["spec"]["source"]["samples"] == str(ours)
+    # Another task's samples beside ours: ours is still found; two of ours must be chosen.
+    fake_samples(logs / "model" / "20260101_000000_samples_other_task.jsonl", utils, rows)
+    assert import_lmms_eval(logs, data).run.spec["source"]["samples"] == str(ours)
+    second = logs / "again" / f"20260102_000000_samples_{task.task}.jsonl"
+    second.parent.mkdir()
+    second.write_bytes(ours.read_bytes())
+    with pytest.raises(WhatifError, match="holds 2 samples files") as info:
+        import_lmms_eval(logs, data)
+    assert str(second) in str(info.value)
+    with pytest.raises(WhatifError, match="does not exist"):
+        import_lmms_eval(tmp_path / "missing", data)

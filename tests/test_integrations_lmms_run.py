@@ -35,6 +35,24 @@ def lmms_eval_installed() -> None:
         pytest.skip("lmms_eval is not installed (.ci/run installs it)")
 
 
+def lmms_eval_error(printed: str) -> str | None:
+    """What lmms-eval printed from its first error or traceback on (``None`` when it printed
+    neither): it reports a crash of its model or task with exit status 0."""
+    marks = [printed.find(m) for m in ("Error during evaluation", "Traceback (most recent call")]
+    found = [m for m in marks if m >= 0]
+    return printed[min(found):][-6000:] if found else None
+
+
+def test_lmms_eval_errors_are_found_in_what_it_printed() -> None:
+    crashed = ("INFO Selected Tasks\nERROR | lmms_eval.__main__:cli_evaluate:614 - Error during "
+               "evaluation: No module named 'filelock._api'.\nTraceback (most recent call last):"
+               "\n  File ...\nModuleNotFoundError: No module named 'filelock._api'")
+    problem = lmms_eval_error(crashed)
+    assert problem is not None and problem.startswith("Error during evaluation")
+    assert problem.endswith("No module named 'filelock._api'")
+    assert lmms_eval_error("INFO Selected Tasks\n|whatif_cvqa_synthetic|pair_accuracy|") is None
+
+
 def samples(rows: Path) -> dict[str, dict]:
     return {obj["item_id"]: obj for obj in map(json.loads, rows.read_text().splitlines())}
 
@@ -53,7 +71,11 @@ def test_lmms_eval_runs_our_task_like_our_own_run(lmms_eval_installed: None, tin
          "--include_path", str(task.folder), "--batch_size", "1", "--log_samples",
          "--output_path", str(tmp_path / "logs"), "--gen_kwargs", f"max_new_tokens={TOKENS}"],
         capture_output=True, text=True, env=env, timeout=1200, cwd=tmp_path)
-    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    printed = done.stdout + done.stderr
+    assert done.returncode == 0, printed[-4000:]
+    # lmms-eval exits 0 when its model or task crashes (and writes no samples): show its error.
+    problem = lmms_eval_error(printed)
+    assert problem is None, f"lmms-eval failed (exit status 0):\n{problem}"
     (logged,) = (tmp_path / "logs").rglob(f"*_samples_{task.task}.jsonl")
     assert "pair_accuracy" in done.stdout  # lmms-eval's own table shows our aggregations
 

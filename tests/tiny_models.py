@@ -274,8 +274,12 @@ def _qwen2_vl_parts(seed: int, arch: str = "qwen2_vl") -> tuple[Any, Any, Any]:
         Qwen2_5_VLForConditionalGeneration,
         Qwen2VLConfig,
         Qwen2VLForConditionalGeneration,
-        Qwen2VLImageProcessorPil,
     )
+
+    try:  # the PIL image processor has this name from transformers 5.x (later than 5.0)
+        from transformers import Qwen2VLImageProcessorPil
+    except ImportError:  # transformers 5.0: the slow (numpy) processor, no torchvision either
+        from transformers import Qwen2VLImageProcessor as Qwen2VLImageProcessorPil
 
     tok = train_tokenizer(QWEN2_VL_SPECIAL, bos="<|endoftext|>", eos="<|im_end|>",
                           pad="<|endoftext|>", image_token="<|image_pad|>",

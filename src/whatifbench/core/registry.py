@@ -29,7 +29,7 @@ from whatifbench.errors import WhatifError
 KINDS = ("suite", "backend", "generator", "importer", "exporter", "builder", "command",
          "reviewer", "image-backend")
 PLUGIN_PACKAGES = ("whatifbench.suites", "whatifbench.models", "whatifbench.review",
-                   "whatifbench.analysis")
+                   "whatifbench.analysis", "whatifbench.human")
 """Packages whose modules may register plugins (the manifest test imports all of them)."""
 
 T = TypeVar("T")
@@ -112,6 +112,8 @@ MANIFEST: tuple[tuple[str, str, str, str], ...] = (
      "Analyses of run results: 'bias' (accuracy drop by image subgroup, C-VQA §4.3)."),
     ("command", "export-replies", "whatifbench.suites.cvqa_real.replies",
      "Write a C-VQA-Real run's replies as the release's response CSV (and our paper parse)."),
+    ("command", "human", "whatifbench.human.command",
+     "Human baselines: annotate in a local web app, import a crowd sheet, export the answers."),
     ("command", "import-results", "whatifbench.suites.interop",
      "Turn another tool's logged replies into a whatifbench run folder (results, report)."),
     ("command", "review", "whatifbench.review.command",

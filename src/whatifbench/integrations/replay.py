@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import GENERATE
 from whatifbench.models.base import Backend, Capabilities, Request, Response
@@ -44,16 +45,18 @@ class ReplayBackend(Backend):
 
 
 def replay(dataset: Dataset, backend: ReplayBackend, source: dict[str, Any],
-           store: str | Path | None = None, max_new_tokens: int | None = None) -> RunResult:
+           store: str | Path | None = None, max_new_tokens: int | None = None,
+           protocol: Protocol | None = None) -> RunResult:
     """Evaluate the dataset's recorded items with ``backend``; ``source`` (the tool, file, task,
     model ...) is added to the run spec. Replies and judge calls (MuCR's explanations) go
     through the run store as in ``whatif run`` (``store``, default ``$WHATIF_HOME``'s), so a
-    repeated import makes no judge calls."""
+    repeated import makes no judge calls. ``protocol`` is how the replies were asked for
+    (default: ``GENERATE`` with ``max_new_tokens``)."""
     chosen = tuple(item for item in dataset.items if item.id in backend.replies)
     if not chosen:
         raise WhatifError(f"None of the recorded replies belong to items of {dataset.root}.")
     subset = replace(dataset, items=chosen)
-    protocol = replace(GENERATE, max_new_tokens=max_new_tokens)
+    protocol = protocol or replace(GENERATE, max_new_tokens=max_new_tokens)
     run_store = RunStore(store)
     try:
         result = evaluate(subset, backend, protocol, run_store, RunOptions(progress=False))

@@ -52,6 +52,11 @@ def model_name(run: RunResult) -> str:
     return str(name) if name else run.model
 
 
+def is_human(run: RunResult) -> bool:
+    """A run of people's answers (``whatif human``; see ``report.human``)."""
+    return isinstance(run.spec.get("human"), dict)
+
+
 def _judge(run: RunResult) -> Any:
     judge = run.spec.get("judge")
     return judge.get("backend", {}).get("spec") if isinstance(judge, dict) else None
@@ -96,11 +101,17 @@ def differing(runs: Sequence[RunResult]) -> list[str]:
 def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]:
     """One label per run: ``name [strategy=cot, parser=paper]``; runs that no fact tells apart
     get ``#1``, ``#2`` … ``skip`` names facts the table shows in a column of its own."""
-    every = differing(runs)
+    models = [r for r in runs if not is_human(r)]
+    every = differing(models)
     names = [k for k in every if k not in skip]
     distinct_names = len({model_name(r) for r in runs}) == len(runs)
-    labels, keys = [], []
+    labels: list[str] = []
+    keys: list[tuple[str, ...]] = []
     for run in runs:
+        if is_human(run):  # people are told apart by name; models' protocol facts are not theirs
+            labels.append(model_name(run))
+            keys.append((model_name(run),))
+            continue
         facts = _facts(run)
         shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)]
         name = model_name(run)

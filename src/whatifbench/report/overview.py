@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from whatifbench.core.suite import Sample
+from whatifbench.report.labels import is_human
 from whatifbench.runner.results import RunResult, backend_failed
 
 HEADLINE = {"cvqa-synthetic": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
@@ -33,13 +34,17 @@ def headline(run: RunResult) -> tuple[float | None, tuple[float, float] | None, 
 
 
 def ranking(runs: Sequence[RunResult], labels: Sequence[str]) -> dict[str, Any]:
-    """Runs best first on the headline metric (``None`` values last)."""
+    """Runs best first on the headline metric (``None`` values last); people's runs (``whatif
+    human``, marked ``human``) after the models, ranked among themselves."""
     rows: list[dict[str, Any]] = []
     name = ""
     for run, label in zip(runs, labels, strict=True):
         value, ci, name = headline(run)
-        rows.append({"label": label, "value": value, "ci": list(ci) if ci else None})
-    rows.sort(key=lambda r: (r["value"] is None, -(r["value"] or 0.0)))
+        row = {"label": label, "value": value, "ci": list(ci) if ci else None}
+        if is_human(run):
+            row["human"] = True
+        rows.append(row)
+    rows.sort(key=lambda r: (bool(r.get("human")), r["value"] is None, -(r["value"] or 0.0)))
     return {"metric": name, "rows": rows}
 
 

@@ -19,8 +19,8 @@ ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
            "\u2029": "\\u2029"}
 
 
-SCRIPTS = ("explorer-1-data.js", "explorer-2-tables.js", "explorer-3-items.js",
-           "explorer-4-views.js")
+SCRIPTS = ("explorer-0-dom.js", "explorer-1-data.js", "explorer-2-tables.js",
+           "explorer-3-items.js", "explorer-4-views.js")
 """The page's script, in parts joined in this order inside one function scope."""
 
 

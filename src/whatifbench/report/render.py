@@ -13,6 +13,7 @@ from typing import Any
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.report.errors import mark_errors
+from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import distinct_datasets, run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
@@ -38,10 +39,13 @@ def tables_for(runs: Sequence[RunResult]) -> list[Table]:
 
 
 def dataset_tables(runs: Sequence[RunResult]) -> list[Table]:
-    """The tables of the runs of one dataset: the suite's, then program outcomes (if any),
-    each with the runs' backend errors marked."""
+    """The tables of the runs of one dataset: the suite's, then program outcomes (if any), then
+    the human baseline's (``report.human``: people's rows come after the models), each with the
+    runs' backend errors marked."""
+    runs = humans_last(runs)
+    suite_tables = [note_humans(t, runs) for t in get_suite(runs[0].suite).tables(runs)]
     return [mark_errors(t, runs)
-            for t in (*get_suite(runs[0].suite).tables(runs), *program_failure_table(runs))]
+            for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs))]
 
 
 def runs_table(sources: Sequence[Source]) -> Table:
@@ -91,7 +95,11 @@ def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
 
 
 def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> dict[str, Any]:
-    """The explorer's data for these runs (tables and figures included)."""
+    """The explorer's data for these runs (tables and figures included); people's runs
+    (``whatif human``) after the models, as in the tables."""
+    position = {id(r): k for k, r in enumerate(humans_last([s.run for s in sources]))}
+    sources = sorted(sources, key=lambda s: position[id(s.run)])
+
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
         tables = dataset_tables(runs)
         return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}

@@ -118,7 +118,8 @@ class ImportResultsCommand:
             "by 'whatif export --format lmms-eval' with whatifbench's own parsers, judges and "
             "metrics, and write a run folder like 'whatif run' does.")
         lmms.add_argument("samples", metavar="SAMPLES.jsonl",
-                          help="lmms-eval's DATE_samples_TASK.jsonl")
+                          help="lmms-eval's DATE_samples_TASK.jsonl, or the log folder holding "
+                               "it (--output_path)")
         lmms.add_argument("--dataset", required=True, metavar="DATASET",
                           help="the whatifbench dataset the task was exported from")
         lmms.add_argument("--out", required=True, metavar="RUN_DIR", help="new (or empty) folder")

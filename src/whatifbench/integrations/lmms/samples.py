@@ -1,4 +1,4 @@
-"""``whatif import-results lmms-eval SAMPLES.jsonl --dataset DATASET --out RUN_DIR``.
+"""``whatif import-results lmms-eval SAMPLES.jsonl|LOG_DIR --dataset DATASET --out RUN_DIR``.
 
 lmms-eval logs one JSON line per document (``--log_samples``): the reply (``resps`` when it
 differs from ``filtered_resps``), the prompt (``input``) and each metric's value, which for our
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.dataset import Dataset, iter_jsonl, problems_message
+from whatifbench.core.dataset import MAX_LISTED, Dataset, iter_jsonl, problems_message
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import loads
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import image_labels, prompts
-from whatifbench.integrations.lmms.export import MUCR_METRICS, PAIRED
+from whatifbench.integrations.lmms.export import MUCR_METRICS, PAIRED, task_name
 from whatifbench.integrations.replay import ReplayBackend, replay
 from whatifbench.models.base import is_secret
 from whatifbench.runner.results import RunResult
@@ -152,13 +152,38 @@ def run_config(path: Path, task: str | None) -> dict[str, Any]:
             "max_new_tokens": budget if isinstance(budget, int) else None}
 
 
+NO_SAMPLES = (
+    "lmms-eval writes a samples file only when run with --log_samples, and none at all when its "
+    "model or task failed: it still exits with status 0 then, so look for 'Error during "
+    "evaluation' and a traceback in what it printed, fix that, and run it again.")
+"""Why an lmms-eval log folder may hold no samples file, and what to do."""
+
+
+def samples_file(path: Path, dataset: Dataset) -> Path:
+    """The samples file to import: ``path`` itself, or the one ``*_samples_TASK.jsonl`` inside
+    an lmms-eval log folder (that of the task exported from ``dataset`` when there are several).
+    A folder without one is a clear error (lmms-eval exits 0 when its model crashes)."""
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise WhatifError(f"{path} does not exist; pass the *_samples_TASK.jsonl that lmms-eval "
+                          "wrote with --log_samples (or its log folder).")
+    found = sorted(p for p in path.rglob("*_samples_*.jsonl") if p.is_file())
+    if not found:
+        raise WhatifError(f"The lmms-eval log folder {path} holds no samples file "
+                          f"(*_samples_TASK.jsonl). {NO_SAMPLES}")
+    ours = [p for p in found if task_of(p) == task_name(dataset.card.name)]
+    if len(found) == 1 or len(ours) == 1:
+        return ours[0] if ours else found[0]
+    listed = ", ".join(str(p) for p in (ours or found)[:MAX_LISTED])
+    raise WhatifError(f"The lmms-eval log folder {path} holds {len(ours or found)} samples files "
+                      f"({listed}); pass the one to import.")
+
+
 def import_lmms_eval(samples: str | Path, dataset: Dataset, model: str | None = None,
                      store: str | Path | None = None) -> Imported:
     """Score a samples file of our exported task with whatifbench (see the module docstring)."""
-    path = Path(samples)
-    if not path.is_file():
-        raise WhatifError(f"{path} is not a file; pass the *_samples_TASK.jsonl that lmms-eval "
-                          "wrote with --log_samples.")
+    path = samples_file(Path(samples), dataset)
     logged = read_logged(path, dataset)
     task = task_of(path)
     config = run_config(path, task)

@@ -202,10 +202,7 @@ def _full_rows(loaded: Loaded, inputs: dict[str, Any], positions: Positions,
             padded.append(torch.cat([lead, real, tail]))
         feed[key] = torch.stack(padded)
     index = torch.tensor([b for b, _ in rows], device=device)
-    batch = len(mask)
-    extra = {key: value.index_select(0, index) for key, value in inputs.items()
-             if key not in feed and hasattr(value, "index_select") and value.ndim
-             and value.shape[0] == batch}
+    extra = _item_rows({k: v for k, v in inputs.items() if k not in feed}, index, len(mask))
     longest = max(len(ids[b][k]) for b, k in rows)
     out = loaded.model(**feed, use_cache=False, **extra,
                        **positions.prompt(feed["attention_mask"]),
@@ -214,6 +211,27 @@ def _full_rows(loaded: Loaded, inputs: dict[str, Any], positions: Positions,
     return [sum(float(logp[r, longest - len(ids[b][k]) + j, tok])
                 for j, tok in enumerate(ids[b][k]))
             for r, (b, k) in enumerate(rows)]
+
+
+def _item_rows(inputs: dict[str, Any], index: Any, batch: int) -> dict[str, Any]:
+    """The image inputs of the batch items ``index`` (entries may repeat): tensors with one row
+    per item are selected by row; Qwen2-VL's ``pixel_values``, the patches of every image one
+    after the other (``image_grid_thw`` gives each image's t x h x w patch count), by the patch
+    ranges of the items' images."""
+    import torch
+
+    out = {key: value.index_select(0, index) for key, value in inputs.items()
+           if hasattr(value, "index_select") and value.ndim and value.shape[0] == batch}
+    grid = inputs.get("image_grid_thw")
+    pixels = inputs.get("pixel_values")
+    if grid is not None and pixels is not None and pixels.shape[0] != batch:
+        per_item = len(grid) // batch  # a batch shares its image count (``rank_batches``)
+        ends = grid.prod(-1).cumsum(0).tolist()
+        starts = [0, *ends[:-1]]
+        images = [b * per_item + j for b in index.tolist() for j in range(per_item)]
+        out["pixel_values"] = torch.cat([pixels[starts[i]:ends[i]] for i in images])
+        out["image_grid_thw"] = grid[images]
+    return out
 
 
 def score_separately(loaded: Loaded, prompt: Prompt, request: Request) -> Response:

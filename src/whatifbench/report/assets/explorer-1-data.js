@@ -1,8 +1,9 @@
 // whatifbench results explorer, part 1 of 4: data, helpers, state. Renders the JSON block
 // #whatif-data with DOM text nodes only: model and dataset text never becomes markup. State
-// lives in the URL fragment. page.py joins explorer-1…4 inside one strict function scope:
-// 1 data and state, 2 tables, overview and figures, 3 item browser and pair view,
-// 4 model vs model, runs and the shell that renders the current view.
+// lives in the URL fragment. page.py joins explorer-0…4 inside one strict function scope:
+// 0 the DOM helper h (shared with the annotation app), 1 data and state, 2 tables, overview
+// and figures, 3 item browser and pair view, 4 model vs model, runs and the shell that renders
+// the current view.
   const DATA = JSON.parse(document.getElementById("whatif-data").textContent);
   const S = DATA.strings;
   const str = (i) => (i === undefined || i === null || i < 0 ? null : S[i]);
@@ -13,23 +14,6 @@
   const VIEWS = [["overview", "Overview"], ["figures", "Figures"], ["items", "Items"],
     ["compare", "Model vs model"], ["runs", "Runs"]];
 
-  // -- DOM helpers --------------------------------------------------------------------------
-  function h(tag, attrs, ...kids) {
-    const el = document.createElement(tag);
-    if (attrs) {
-      for (const [k, v] of Object.entries(attrs)) {
-        if (v === null || v === undefined || v === false) continue;
-        if (k === "class") el.className = v;
-        else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-        else el.setAttribute(k, v === true ? "" : String(v));
-      }
-    }
-    for (const kid of kids.flat(3)) {
-      if (kid === null || kid === undefined || kid === false) continue;
-      el.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-    }
-    return el;
-  }
   const fmt = (v, d) => (v === null || v === undefined ? "–" : Number(v).toFixed(d));
   function signed(v, d) {
     const x = Math.round(v * 10 ** d) / 10 ** d;

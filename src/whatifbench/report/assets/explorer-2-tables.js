@@ -75,7 +75,8 @@
       out.push(h("table", {class: "ranking"}, h("caption", null, `Ranking by ${rank.metric}`),
         h("thead", null, h("tr", null, ["#", "model", "value", "95% interval"].map(
           (c) => h("th", null, c)))),
-        h("tbody", null, rank.rows.map((r, i) => h("tr", null, h("td", null, i + 1),
+        h("tbody", null, rank.rows.map((r, i) => h("tr", null, h("td", null,
+          r.human ? "human" : i + 1),
           h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
           h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))))));
       const eyes = ds.runs.some((run) => run.r.eyes.n > 0);

@@ -1,0 +1,180 @@
+"""People's answers → run results: one run per annotator and a ``human (majority)`` run, scored
+by the suite's own parser, judge and metrics exactly as a model's replies are (through
+``integrations.replay``), plus what only people have: agreement (Krippendorff's alpha, overall
+and per slice; agreement per item) and time per item (``metrics["human"]``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from whatifbench.answers.letters import letter_for
+from whatifbench.core.dataset import Dataset
+from whatifbench.core.item import Item
+from whatifbench.core.suite import Sample
+from whatifbench.errors import WhatifError
+from whatifbench.human.alpha import alpha
+from whatifbench.human.present import PROTOCOL
+from whatifbench.human.records import Answer
+from whatifbench.integrations.replay import ReplayBackend, replay
+from whatifbench.runner.results import RunResult
+
+MAJORITY = "human:majority"
+"""The backend spec of the majority row (its display name is ``human (majority)``)."""
+SLICES = ("group", "role")
+"""Item fields agreement is also computed per value of."""
+
+
+def human_runs(dataset: Dataset, answers: Sequence[Answer], source: dict[str, Any],
+               store: str | Path | None = None) -> list[RunResult]:
+    """One run per annotator (in order of first answer), then ``human (majority)`` when two or
+    more annotators answered. ``source`` (app or sheet) goes into each run spec."""
+    if not answers:
+        raise WhatifError(f"No answers were collected for {dataset.root} yet.")
+    by_name: dict[str, dict[str, Answer]] = {}
+    for a in answers:
+        by_name.setdefault(a.annotator, {})[a.item_id] = a
+    runs = [_annotator_run(dataset, name, mine, source, store) for name, mine in by_name.items()]
+    if len(runs) >= 2:
+        runs.append(_majority_run(dataset, runs, source, store))
+    return runs
+
+
+def _backend(spec: str, replies: dict[str, str]) -> ReplayBackend:
+    blob = json.dumps(sorted(replies.items()), ensure_ascii=False).encode("utf-8")
+    return ReplayBackend(spec, {}, replies, hashlib.sha256(blob).hexdigest())
+
+
+def _seconds(values: Sequence[float | None]) -> dict[str, float | None]:
+    known = [v for v in values if v is not None]
+    if not known:
+        return {"median": None, "mean": None, "total": None, "n": 0}
+    return {"median": round(statistics.median(known), 2),
+            "mean": round(statistics.fmean(known), 2), "total": round(sum(known), 2),
+            "n": len(known)}
+
+
+def _annotator_run(dataset: Dataset, name: str, mine: dict[str, Answer], source: dict[str, Any],
+                   store: str | Path | None) -> RunResult:
+    replies = {item_id: a.reply for item_id, a in mine.items()}
+    run = replay(dataset, _backend(f"human:{name}", replies), {**source, "annotator": name},
+                 store, protocol=PROTOCOL)
+    samples = []
+    for s in run.samples:
+        a = mine[s.item_id]
+        extra = {"annotator": name, "seconds": a.seconds, "unsure": a.unsure}
+        samples.append(replace(s, meta={**s.meta, "human": extra},
+                               flag="unsure" if a.unsure else s.flag))
+    summary = {"annotator": name, "answers": len(samples),
+               "unsure": sum(a.unsure for a in mine.values()),
+               "seconds": _seconds([mine[s.item_id].seconds for s in samples])}
+    spec = {**run.spec, "model_name": f"human: {name}", "human": {"annotator": name, **source}}
+    return replace(run, samples=samples, metrics={**run.metrics, "human": summary}, spec=spec)
+
+
+def _value(sample: Sample, item: Item) -> Any:
+    """The parsed answer agreement counts (``None``: missing): the chosen option's letter for
+    choice items (one category set, A-D, over items whose options differ), yes/no as given, a
+    number for number items."""
+    if sample.prediction is None or sample.flag == "unsure" or item.kind == "text":
+        return None
+    if item.kind == "number":
+        try:
+            return float(sample.prediction)
+        except ValueError:
+            return None
+    if item.kind == "choice" and sample.prediction in item.choices:
+        return letter_for(item.choices.index(sample.prediction))
+    return sample.prediction
+
+
+Votes = dict[str, list[tuple[Any, Sample]]]
+
+
+def _votes(runs: Sequence[RunResult], items: dict[str, Item]) -> Votes:
+    """Per item (in dataset order): each annotator's (value, sample)."""
+    found: dict[str, list[tuple[Any, Sample]]] = {i: [] for i in items}
+    for run in runs:
+        for s in run.samples:
+            found[s.item_id].append((_value(s, items[s.item_id]), s))
+    return {i: v for i, v in found.items() if v}
+
+
+def agreement(runs: Sequence[RunResult], dataset: Dataset) -> dict[str, Any]:
+    """Krippendorff's alpha over the annotators (nominal over categorical answers, interval
+    over numbers), overall and per slice (group, role), and the mean agreement per item (the
+    share of an item's answers that give its most frequent answer)."""
+    items = {i.id: i for i in dataset.items}
+    votes = _votes(runs, items)
+
+    def alphas(ids: Sequence[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for level, kinds in (("nominal", ("choice", "yes-no")), ("interval", ("number",))):
+            units = [[v for v, _ in votes[i]] for i in ids if items[i].kind in kinds]
+            pairable = sum(1 for u in units if sum(v is not None for v in u) >= 2)
+            if pairable:
+                value = alpha(units, level)
+                out[level] = {"alpha": None if value is None else round(value, 4),
+                              "items": pairable}
+        return out
+
+    ids = list(votes)
+    shares = []
+    for i in ids:
+        given = [v for v, _ in votes[i] if v is not None]
+        if len(given) >= 2:
+            shares.append(Counter(given).most_common(1)[0][1] / len(given))
+    by_slice: dict[str, dict[str, Any]] = {}
+    for field in SLICES:
+        values = sorted({str(getattr(items[i], field)) for i in ids
+                         if getattr(items[i], field) is not None})
+        found = {v: alphas([i for i in ids if str(getattr(items[i], field)) == v])
+                 for v in values}
+        found = {v: a for v, a in found.items() if a}
+        if found:
+            by_slice[field] = found
+    return {"alpha": alphas(ids), "by_slice": by_slice,
+            "item_agreement": {"mean": round(statistics.fmean(shares), 4) if shares else None,
+                               "items": len(shares),
+                               "unanimous": sum(1 for s in shares if s == 1.0)}}
+
+
+def _majority_run(dataset: Dataset, runs: Sequence[RunResult], source: dict[str, Any],
+                  store: str | Path | None) -> RunResult:
+    """The most frequent answer of each item (a tie, or no readable answer: no answer); free-text
+    items have no majority and are left out."""
+    items = {i.id: i for i in dataset.items}
+    votes = {i: v for i, v in _votes(runs, items).items() if items[i].kind != "text"}
+    if not votes:
+        raise WhatifError("The annotators answered only free-text items; a majority needs "
+                          "items with a choice, yes/no or a number.")
+    replies: dict[str, str] = {}
+    detail: dict[str, dict[str, Any]] = {}
+    for item_id, found in votes.items():
+        given = Counter(v for v, _ in found if v is not None)
+        top = given.most_common(2)
+        winner = top[0][0] if top and (len(top) == 1 or top[0][1] > top[1][1]) else None
+        # the reply of the first annotator who gave the winning answer: a real reply that the
+        # suite's parser reads as that answer
+        replies[item_id] = next((s.response or "" for v, s in found if v == winner), "") \
+            if winner is not None else ""
+        detail[item_id] = {"answers": len(found), "votes": {str(k): n for k, n in given.items()},
+                           "agreement": round(top[0][1] / sum(given.values()), 4) if top
+                           else None, "tie": winner is None and bool(top)}
+    run = replay(dataset, _backend(MAJORITY, replies), {**source, "annotator": "majority"},
+                 store, protocol=PROTOCOL)
+    samples = [replace(s, meta={**s.meta, "human": detail[s.item_id]},
+                       flag="tie" if detail[s.item_id]["tie"] else s.flag) for s in run.samples]
+    names = [r.spec["human"]["annotator"] for r in runs]
+    seconds = [(s.meta.get("human") or {}).get("seconds") for r in runs for s in r.samples]
+    summary = {"annotators": names, "ties": sum(d["tie"] for d in detail.values()),
+               "seconds": _seconds(seconds), **agreement(runs, dataset)}
+    spec = {**run.spec, "model_name": "human (majority)",
+            "human": {"annotator": "majority", "annotators": names, **source}}
+    return replace(run, samples=samples, metrics={**run.metrics, "human": summary}, spec=spec)

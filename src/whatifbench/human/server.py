@@ -1,0 +1,212 @@
+"""``whatif human serve``: the annotation app over HTTP.
+
+It listens on 127.0.0.1 unless a host is named, and then every address needs the store's random
+access token (``?token=`` in the link). Pages are served only to the expected ``Host`` on
+127.0.0.1 (no DNS rebinding); every API call and image needs the token, which the page carries
+(a cross-site page cannot read it, and a cross-site request cannot send its header without a
+preflight we never answer). The answer key never leaves the server: the API sends what a model
+is sent (prompt text, images) and the annotator's own progress.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import mimetypes
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from whatifbench.errors import WhatifError
+from whatifbench.human.page import app_html
+from whatifbench.human.present import Presenter, Shown, explanation_reply
+from whatifbench.human.records import NAME
+from whatifbench.human.store import HumanStore
+
+HOST = "127.0.0.1"
+MAX_BODY = 256 * 1024
+"""Largest request body accepted (an explanation is a few hundred bytes)."""
+
+
+class AnnotationServer(ThreadingHTTPServer):
+    """One dataset's annotation app; several annotators at once (one thread per request)."""
+
+    daemon_threads = True
+
+    def __init__(self, store: HumanStore, host: str | None = None, port: int = 0) -> None:
+        self.store = store
+        self.presenter = Presenter(store.dataset)
+        self.local = host is None
+        self.host = HOST if host is None else host
+        self.token = store.token
+        self.images: dict[str, Path] = {}
+        self.shown: dict[str, Shown] = {}
+        self.lock = threading.Lock()
+        try:
+            super().__init__((self.host, port), _Handler)
+        except OSError as exc:
+            raise WhatifError(f"Cannot listen on {self.host}:{port} ({exc.strerror or exc}); "
+                              "pass another --port, or none for a free one.") from None
+
+    def url(self, annotator: str | None = None) -> str:
+        """The app's address for ``annotator`` (with the token when a host was named)."""
+        host = self.host if ":" not in self.host else f"[{self.host}]"
+        query = [f"annotator={quote(annotator)}"] if annotator else []
+        if not self.local:
+            query.append(f"token={self.token}")
+        return f"http://{host}:{self.server_address[1]}/" + (f"?{'&'.join(query)}"
+                                                             if query else "")
+
+    def show(self, item_id: str) -> Shown:
+        """The item as posed (built once per server)."""
+        found = self.shown.get(item_id)
+        if found is None:
+            with self.lock:
+                found = self.shown.get(item_id) or self.presenter.show(item_id)
+                self.shown[item_id] = found
+                for path in found.images:
+                    self.images[image_key(path)] = Path(path)
+        return found
+
+    def state(self, annotator: str) -> dict[str, Any]:
+        """What the page needs next: the annotator's progress and the item to answer."""
+        progress = self.store.progress(annotator)
+        item = None
+        if progress.item_id is not None:
+            token = quote(self.token)
+            item = self.show(progress.item_id).to_json(
+                lambda p: f"/image/{image_key(p)}?token={token}")
+        return {"annotator": annotator, "position": progress.position,
+                "answered": progress.answered, "left": progress.left,
+                "total": progress.answered + progress.left, "item": item}
+
+    def submit(self, annotator: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Record an answer; the next state, or an error the page shows."""
+        position = body.get("position")
+        if not isinstance(position, int) or isinstance(position, bool):
+            return 400, {"error": "The answer names no position."}
+        unsure = body.get("unsure") is True
+        parts = body.get("parts")
+        if isinstance(parts, list) and all(isinstance(p, str) for p in parts) and parts:
+            if not unsure and not all(p.strip() for p in parts):
+                return 422, {"error": "Please fill in all three fields (or press Unsure)."}
+            reply = explanation_reply(parts)
+        else:
+            given = body.get("reply")
+            if not isinstance(given, str):
+                return 400, {"error": "The answer holds no reply."}
+            reply = given
+        seconds = body.get("seconds")
+        seconds = float(seconds) if isinstance(seconds, (int, float)) and not isinstance(
+            seconds, bool) else None
+        progress = self.store.progress(annotator)
+        if position != progress.position:  # answered already (a resend) or a stale page
+            return 200, self.state(annotator)
+        if not unsure and not self.presenter.readable(str(progress.item_id), reply.strip()):
+            return 422, {"error": f"{reply.strip()!r} cannot be read as an answer to this "
+                                  "question; choose an option, or press Unsure."}
+        self.store.answer(annotator, position, reply.strip(), unsure, seconds)
+        return 200, self.state(annotator)
+
+
+def image_key(path: str) -> str:
+    """The opaque address of an image file (its path's hash: no path is shown)."""
+    return hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: AnnotationServer
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the terminal shows only the addresses."""
+
+    # -- checks --------------------------------------------------------------------------------
+    def _host_ok(self) -> bool:
+        if not self.server.local:
+            return True
+        port = self.server.server_address[1]
+        return self.headers.get("Host", "") in (f"{HOST}:{port}", f"localhost:{port}")
+
+    def _token_ok(self, given: str | None) -> bool:
+        return given is not None and hmac.compare_digest(given.encode(), self.server.token.encode())
+
+    def _query(self) -> dict[str, str]:
+        return {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+
+    def _annotator(self, name: str | None) -> str | None:
+        return name if isinstance(name, str) and NAME.fullmatch(name) else None
+
+    # -- routes --------------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        query = self._query()
+        if not self._host_ok():
+            return self._send(403, b"Forbidden host.\n", "text/plain")
+        if path in ("/", "/index.html"):
+            if not self.server.local and not self._token_ok(query.get("token")):
+                return self._send(403, b"This app needs the link with its access token "
+                                       b"(printed by 'whatif human serve').\n", "text/plain")
+            page = app_html({"token": self.server.token,
+                             "dataset": self.server.store.dataset.card.name,
+                             "annotator": self._annotator(query.get("annotator"))})
+            return self._send(200, page.encode("utf-8"), "text/html; charset=utf-8")
+        if path.startswith("/image/"):
+            target = self.server.images.get(path.removeprefix("/image/"))
+            if target is None or not self._token_ok(query.get("token")):
+                return self._send(404, b"Not found.\n", "text/plain")
+            kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            return self._send(200, target.read_bytes(), kind, cache=True)
+        if path == "/api/state":
+            if not self._token_ok(self.headers.get("X-Whatif-Token")):
+                return self._json(403, {"error": "Missing or wrong access token."})
+            name = self._annotator(query.get("annotator"))
+            if name is None:
+                return self._json(400, {"error": "No valid annotator name."})
+            return self._json(200, self.server.state(name))
+        self._send(404, b"Not found.\n", "text/plain")
+
+    def do_POST(self) -> None:
+        path = urlsplit(self.path).path
+        if not self._host_ok():
+            return self._send(403, b"Forbidden host.\n", "text/plain")
+        if path != "/api/answer":
+            return self._send(404, b"Not found.\n", "text/plain")
+        if not self._token_ok(self.headers.get("X-Whatif-Token")):
+            return self._json(403, {"error": "Missing or wrong access token."})
+        length = int(self.headers.get("Content-Length") or 0)
+        if length <= 0 or length > MAX_BODY:
+            return self._json(413, {"error": "The answer is empty or too long."})
+        try:
+            body = json.loads(self.rfile.read(length))
+        except ValueError:
+            return self._json(400, {"error": "The answer is not JSON."})
+        name = self._annotator(body.get("annotator") if isinstance(body, dict) else None)
+        if name is None:
+            return self._json(400, {"error": "No valid annotator name."})
+        code, data = self.server.submit(name, body)
+        self._json(code, data)
+
+    # -- replies -------------------------------------------------------------------------------
+    def _json(self, code: int, data: dict[str, Any]) -> None:
+        self._send(code, json.dumps(data, ensure_ascii=False).encode("utf-8"),
+                   "application/json; charset=utf-8")
+
+    def _send(self, code: int, data: bytes, kind: str, cache: bool = False) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "private, max-age=3600" if cache else "no-store")
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def start(server: AnnotationServer) -> threading.Thread:
+    """Serve in a background thread (tests, benches); stop with ``server.shutdown()``."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return thread
