@@ -38,7 +38,7 @@ def test_bare_whatif_says_it_runs_the_demo_and_where_it_writes(
     err = _err(capsys)
     first = err.splitlines()[0]
     assert "no command given" in first and "demo" in first, err
-    found = re.search(r"writes its results to (\S+?)/? ", err)
+    found = re.search(r"written into (\S+) ", err)
     assert found, err
     folder = tmp_path / found.group(1)
     assert (folder / "results.json").is_file() and (folder / "report.html").is_file()

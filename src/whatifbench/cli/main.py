@@ -115,8 +115,9 @@ def _demo() -> list[str]:
     out = default_run_folder()
     print(f"whatif: no command given, so this runs the demo ('whatif run' without options): "
           "the built-in reference models on a small generated C-VQA-Synthetic suite (made once "
-          f"under $WHATIF_HOME); it writes its results to {out}/ . 'whatif --help' lists the "
-          "commands, 'whatif run --help' the options of a run.", file=sys.stderr, flush=True)
+          f"under $WHATIF_HOME), with the results written into {out} ('whatif --help' lists "
+          "the commands, 'whatif run --help' the options of a run).", file=sys.stderr,
+          flush=True)
     return ["run", "--out", str(out)]
 
 

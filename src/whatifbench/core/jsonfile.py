@@ -12,6 +12,7 @@ from typing import Any
 from whatifbench.errors import WhatifError
 
 _RECORD_START = re.compile(r"\n[ \t]*\{")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
 MAX_DEPTH = 100
@@ -49,7 +50,6 @@ def loads(text: str) -> Any:
         return json.loads(text)
     except RecursionError:
         raise nested_error(text, 0) from None
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def lone_surrogate(line: str, obj: Any) -> str | None:

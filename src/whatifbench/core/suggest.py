@@ -11,8 +11,3 @@ def closest(word: str, options: Iterable[str]) -> str | None:
     found = difflib.get_close_matches(word, list(dict.fromkeys(options)), n=1, cutoff=0.6)
     return found[0] if found else None
 
-
-def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """`` Did you mean X?`` for the closest option, or nothing."""
-    found = closest(word, options)
-    return f" Did you mean {found}?" if found else ""

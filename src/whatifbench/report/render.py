@@ -154,7 +154,7 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     md = "# whatifbench results\n\n" + "\n\n".join(
         t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"
     samples = redact(samples_jsonl(runs, run_id))
-    digest = samples_digest(json.loads(line) for line in samples.splitlines())
+    digest = samples_digest(samples, run_id)
     with staged_dir(out, overwrite, inputs, kind="run") as stage:
         for name, text in (("samples.jsonl", samples), (EXECUTION, execution_json(sources)),
                            ("report.md", md)):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -110,15 +110,14 @@ RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
 """Required fields of a ``results.json`` run entry and their JSON types."""
 
 
-def samples_digest(records: Iterable[dict[str, Any]]) -> str:
-    """The sha256 that ``results.json`` records of the ``samples.jsonl`` beside it: of its
-    records, in order, each as JSON without its ``run_id`` (so identical runs get identical
+def samples_digest(text: str, run_id: str | None) -> str:
+    """The sha256 that ``results.json`` records of the ``samples.jsonl`` text beside it: of the
+    text with each line's leading ``run_id`` field left out (so identical runs get identical
     ``results.json`` files but for their ``run_id``)."""
-    digest = hashlib.sha256()
-    for record in records:
-        body = {k: v for k, v in record.items() if k != "run_id"}
-        digest.update(json.dumps(body, ensure_ascii=False).encode("utf-8") + b"\n")
-    return digest.hexdigest()
+    if run_id is not None:
+        head = re.escape(f'{{"run_id": {json.dumps(run_id)}, ')
+        text = re.sub(f"(?m)^{head}", "{", text)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def new_run_id() -> str:
@@ -210,8 +209,8 @@ def _read_samples(path: Path, results: Path, run_id: str | None,
                               "'whatif run --out'.")
         return samples
     names = {f.name for f in fields(Sample)}
-    records: list[dict[str, Any]] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    text = path.read_text(encoding="utf-8")
+    for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -226,9 +225,8 @@ def _read_samples(path: Path, results: Path, run_id: str | None,
                 "different runs (an interrupted write by an older version, or files copied "
                 "together), and merging them would mislead. Re-create the folder with 'whatif "
                 "run --out' (answers come from the run store at no cost).")
-        records.append(obj)
         samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
-    if expected is not None and samples_digest(records) != expected:
+    if expected is not None and samples_digest(text, run_id) != expected:
         raise WhatifError(_changed(path, results, "its records do not have the sha256 "
                                    f"{results.name} beside it records"))
     return samples

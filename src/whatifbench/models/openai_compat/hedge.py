@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from whatifbench.models.openai_compat.balancer import Balancer, Server
@@ -34,11 +34,14 @@ class Track:
     """``time.monotonic()`` when that attempt started."""
     attempts: int = 0
     """Attempts made so far."""
+    begun: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the first attempt starts (a call queued for a connection is never hedged)."""
 
     def begin(self, server: Server) -> None:
         """An attempt starts on ``server``."""
         self.server, self.started = server, time.monotonic()
         self.attempts += 1
+        self.begun.set()
 
 
 Attempts = Callable[[Track], Awaitable[tuple[Any, int]]]
@@ -65,10 +68,17 @@ async def hedged(call: Attempts, balancer: Balancer,
 
 
 async def _finished(task: asyncio.Future[Any], track: Track, balancer: Balancer) -> bool:
-    """Wait until ``task`` is done (True) or its attempt may be due for a hedge (False)."""
+    """Wait until ``task`` is done (True) or its attempt may be due for a hedge (False); a call
+    still queued for a connection is waited for without polling."""
+    if not track.attempts:
+        begun = asyncio.ensure_future(track.begun.wait())
+        try:
+            await asyncio.wait({task, begun}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await _cancel(begun)
+        return task.done()
     due = balancer.hedge_after()
-    wait = POLL if due is None or not track.attempts else \
-        max(0.01, track.started + due - time.monotonic())
+    wait = POLL if due is None else max(0.01, track.started + due - time.monotonic())
     done, _ = await asyncio.wait({task}, timeout=wait)
     return bool(done)
 
@@ -78,7 +88,6 @@ async def _race(call: Attempts, first: asyncio.Future[Any], first_track: Track,
     """Run a second line of attempts beside ``first``; the first to answer wins."""
     second_track = Track(avoid=first_track.server)
     second = asyncio.ensure_future(call(second_track))
-    lines = {first: first_track, second: second_track}
     pending: set[asyncio.Future[Any]] = {first, second}
     failure: BaseException | None = None
     try:
@@ -100,7 +109,7 @@ async def _race(call: Attempts, first: asyncio.Future[Any], first_track: Track,
         assert failure is not None
         raise failure
     finally:
-        for task in lines:
+        for task in (first, second):
             await _cancel(task)
 
 
