@@ -58,12 +58,13 @@ def load_sources(folders: Sequence[str | Path], notes: list[str] | None = None) 
         path = Path(folder)
         runs = load_runs(path)
         for run, entry in zip(runs, _entries(path, runs), strict=True):
-            first = seen.setdefault(_identity(run), path)
-            if first is not path:
+            key = _identity(run)
+            if key in seen:
                 if notes is not None:
                     notes.append(f"The run of {run.model} on {run.dataset} in {path} is given "
-                                 f"more than once (also in {first}); it is shown once.")
+                                 f"more than once (also in {seen[key]}); it is shown once.")
                 continue
+            seen[key] = path
             execution = {k: v for k, v in entry.items()
                          if k not in ("dataset", "model", "folder", "recorded")}
             recorded = entry and entry.get("recorded", True)
