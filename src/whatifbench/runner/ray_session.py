@@ -97,7 +97,7 @@ def _start_local(ray: ModuleType, options: dict[str, Any]) -> None:
     cluster = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False
     try:
-        ray.init(include_dashboard=False, **options)
+        ray.init(address="local", include_dashboard=False, **options)
     finally:
         ray_constants.ENABLE_RAY_CLUSTER = cluster
 
