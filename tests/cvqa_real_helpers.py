@@ -59,3 +59,17 @@ def sample_rows(shared_dir: Path) -> list[dict[str, str]]:
 def sample_images(shared_dir: Path, folder: Path) -> list[str]:
     """Stand-in photos named as the sample's ``img_path``s, written into ``folder``."""
     return write_photos(folder, (r["img_path"] for r in sample_rows(shared_dir)))
+
+
+def one_pair(root: Path, row: dict[str, str]) -> Path:
+    """A C-VQA-Real dataset of one release row (``img_path`` a real photograph) in
+    ``root/ds``."""
+    from whatifbench.suites.cvqa_real.importer import import_release
+
+    with open(root / "q.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(row))
+        writer.writeheader()
+        writer.writerow(row)
+    write_photos(root / "coco", [row["img_path"]])
+    import_release(root / "q.csv", root / "coco", root / "ds")
+    return root / "ds"

@@ -34,8 +34,10 @@ faults are ``ok``, ``429`` (with ``Retry-After: retry_after``), ``500``, ``503``
 ``401``, ``malformed`` (a 200 whose body is not JSON), ``drop`` (the connection is closed without
 an answer), ``timeout`` (the answer comes after ``hang`` seconds) and ``drip`` (the answer's
 headers at once, then its body one byte every ``drip`` seconds, so no single read ever waits
-long), ``307`` (a temporary redirect to ``redirect_to``, by default a port where nothing
-listens); ``null_content`` answers chat with ``"content": null``; ``rules`` reply rules;
+long); ``307`` (a temporary redirect to ``redirect_to``, by default a port where nothing
+listens); ``huge`` (a 200 whose chat reply is ``huge_bytes`` long, written in 1 MiB pieces as
+it goes, with its ``Content-Length`` unless ``huge_chunked``, then in chunked encoding);
+``null_content`` answers chat with ``"content": null``; ``rules`` reply rules;
 ``models`` names served (any name is accepted unless ``strict_models``); ``api_key`` when set,
 requests without ``Authorization: Bearer <api_key>`` get 401; ``echo_auth_in_errors`` puts the
 request's Authorization header into error bodies and ``echo_auth_in_replies`` into successful
@@ -81,8 +83,8 @@ DEFAULTS: dict[str, Any] = {
     "latency": 0.0, "schedule": {}, "cycle": [], "retry_after": 1, "hang": 30.0, "rules": [],
     "models": ["fake-vlm"], "strict_models": False, "api_key": None,
     "echo_auth_in_errors": False, "echo_auth_in_replies": False, "prompt_logprobs": True,
-    "reject_params": [], "drip": 0.5, "record_bodies": False,
-    "redirect_to": "http://127.0.0.1:9/v1/chat/completions",
+    "reject_params": [], "drip": 0.5, "record_bodies": False, "huge_bytes": 200 << 20,
+    "huge_chunked": False, "redirect_to": "http://127.0.0.1:9/v1/chat/completions",
 }
 
 
@@ -159,6 +161,33 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(self.state.config["drip"])
 
+    def _huge(self) -> None:
+        """A valid chat reply of ``huge_bytes``, never held in memory whole."""
+        head = (b'{"choices": [{"index": 0, "finish_reason": "stop", "message": '
+                b'{"role": "assistant", "content": "')
+        tail = b'"}}]}'
+        size = max(int(self.state.config["huge_bytes"]), len(head) + len(tail))
+        chunked = bool(self.state.config["huge_chunked"])
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(size))
+        self.end_headers()
+
+        def write(part: bytes) -> None:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part) if chunked else part)
+
+        write(head)
+        piece, left = b"x" * (1 << 20), size - len(head) - len(tail)
+        while left > 0:
+            write(piece if left >= len(piece) else piece[:left])
+            left -= len(piece)
+        write(tail)
+        if chunked:
+            self.wfile.write(b"0\r\n\r\n")
+
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         if self.state.config["echo_auth_in_errors"]:
             message += f" (received Authorization: {self.headers.get('Authorization')})"
@@ -209,6 +238,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(307, "moved", {"Location": config["redirect_to"]})
         if fault == "malformed":
             return self._send(200, b'{"choices": [ {"message": ')
+        if fault == "huge":
+            return self._huge()
         if not authorised:
             return self._error(401, "invalid api key")
         if not isinstance(body, dict):

@@ -191,6 +191,37 @@ def test_import_results_writes_our_run(kind_datasets, tmp_path: Path,  # noqa: F
     assert json.loads(json.dumps(again.run.metrics)) == run["metrics"]
 
 
+def test_import_results_records_no_url_credentials(kind_datasets, tmp_path: Path,  # noqa: F811
+                                                   whatif_home: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A logged config whose URLs carry user:password and token query values: neither reaches
+    the results, samples, reports, run store or terminal; the URLs are kept, redacted."""
+    folder = kind_datasets("choice")
+    export_lmms_eval(folder, tmp_path / "task")
+    utils = task_code(tmp_path / "task")
+    logs = tmp_path / "logs" / "model"
+    logs.mkdir(parents=True)
+    task = "whatif_" + load_dataset(folder).card.suite.replace("-", "_")
+    samples = fake_samples(logs / f"20260101_000000_samples_{task}.jsonl", utils,
+                           docs(tmp_path / "task", tmp_path / "cache"))
+    model_args = ("pretrained=http://alice:hunter2pass@models.lan:8000/m/tiny?token=tok-0123456789,"
+                  "base_url=https://bob:s3cretpw@api.lan/v1?region=eu&access_token=at-abcdef12")
+    (logs / "20260101_000000_results.json").write_text(json.dumps({
+        "config": {"model": "openai_compatible", "model_args": model_args}}))
+    assert main(["import-results", "lmms-eval", str(samples), "--dataset", str(folder),
+                 "--out", str(tmp_path / "run")]) == 0
+    out, err = capsys.readouterr()
+    written = "\n".join(p.read_bytes().decode("utf-8", "replace")
+                        for root in (tmp_path / "run", whatif_home)
+                        for p in sorted(root.rglob("*")) if p.is_file()) + out + err
+    for secret in ("hunter2pass", "tok-0123456789", "s3cretpw", "at-abcdef12", "alice:", "bob:"):
+        assert secret not in written, secret
+    (run,) = json.loads((tmp_path / "run" / "results.json").read_text())["runs"]
+    assert run["model"] == "lmms-eval:openai_compatible:http://***@models.lan:8000/m/tiny?token=***"
+    assert run["spec"]["backend"]["args"]["model_args"]["base_url"] == \
+        "https://***@api.lan/v1?region=eu&access_token=***"
+
+
 def _other_dataset(tmp_path: Path) -> Dataset:
     from whatifbench.core.registry import lookup
 

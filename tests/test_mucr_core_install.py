@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -77,3 +77,45 @@ def test_a_chosen_judge_that_cannot_work_stops_before_any_model_call(
     err = capsys.readouterr().err
     assert 'pip install "whatifbench[embed]"' in err and "Traceback" not in err
     assert not (tmp_path / "run" / "results.json").exists()
+
+
+def test_unjudged_exp_items_are_not_counted_as_wrong_answers(
+        synthetic: Path, tmp_path: Path, core_install: None, page: Any) -> None:
+    """Exp items no judge scored are recorded ``correct: null`` with the reason, left out of
+    the counts of wrong answers, and shown as "not judged" (with how to judge them) on the
+    page: in the overview's counts, the item list and each item."""
+    from browser_util import open_page
+    from util import page_data
+
+    out = tmp_path / "run"
+    assert main(["run", "--suite", str(synthetic), "--model", "builtin:random", "--out",
+                 str(out), "--no-progress"]) == 0
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    exp = [s for s in samples if s["group"] == "exp"]
+    choice = [s for s in samples if s["group"] != "exp"]
+    assert exp and all(s["correct"] is None for s in exp)
+    wrong = sum(not s["correct"] for s in choice)
+    counts = page_data((out / "report.html").read_text())["runs"][0]["counts"]
+    assert counts["wrong"] == wrong and counts["not_judged"] == len(exp)
+
+    open_page(page, (out / "report.html").as_uri())
+    table = page.locator("table.counts")
+    assert "not judged" in table.locator("thead").inner_text()
+    row = table.locator("tbody tr").first.inner_text().split("\t")
+    assert row[2:4] == [str(wrong), str(len(exp))]
+    unit = exp[0]["pair_id"]
+    open_page(page, (out / "report.html").as_uri(), f"view=items&unit={unit}")
+    cells = page.locator("#pair-view td.answer")
+    texts = [cells.nth(k).inner_text() for k in range(cells.count())]
+    [exp_cell] = [t for t in texts if "not judged" in t]
+    assert "wrong" not in exp_cell and 'pip install "whatifbench[embed]"' in exp_cell
+    assert "--judge" in exp_cell
+    # The list's outcome of this unit is that of its three choice questions.
+    mine = [s for s in choice if s["pair_id"] == unit]
+    right = sum(bool(s["correct"]) for s in mine)
+    expected = "all right" if right == len(mine) else "all wrong" if right == 0 else \
+        "some right, some wrong"
+    open_page(page, (out / "report.html").as_uri(), "view=items")
+    badge = page.locator(f"#unit-list tr[data-unit='{unit}'] span.badge").first
+    assert badge.get_attribute("title") == expected
+    assert page.problems == []

@@ -214,6 +214,60 @@ def test_allowed_code_runs_with_math_print_and_helpers(box: Sandbox) -> None:
     assert outcome.printed == "seen 64\n"
 
 
+def test_exception_whose_message_cannot_be_written_is_the_programs_failure(
+        box: Sandbox) -> None:
+    outcome = run(box, "raise ValueError(10**5000)")  # str() of the argument raises
+    assert outcome.status == "raise" and (outcome.reason or "").startswith("ValueError: (its")
+    assert box.spawned == 1 and run(box, "return 5").value == 5
+
+
+LEFTOVER = """
+KEEP = []
+def leftover():
+    try:
+        yield 1
+    finally:
+        {cleanup}
+def execute_command(image):
+    work = leftover()
+    for started in work:
+        break
+    KEEP.append(work)  # alive after the return: its finally runs when the globals go
+    return 1
+"""
+BUSY = "rows = [[k] for k in range(20000)]\nreturn len(rows)"
+
+
+def test_work_a_program_leaves_behind_runs_in_its_own_time() -> None:
+    """A generator's ``finally:`` loop left by one program runs before that program is done
+    (and stops it), never during the next program on the reused worker."""
+    with Sandbox(RUNTIME, Limits(timeout=2.0, cpu_seconds=1.0)) as box:
+        code = LEFTOVER.format(cleanup="while True:\n            pass")
+        first = box.run(code, {"image": IMAGE}, no_tools)
+        assert first.status == "timeout" and first.limit in ("cpu", "wall")
+        for _ in range(5):
+            after = run(box, BUSY)
+            assert after.ok and after.value == 20000, after.reason
+
+
+def test_tool_calls_a_program_leaves_behind_are_its_own(box: Sandbox) -> None:
+    seen: list[str] = []
+
+    def tools(name: str, args: list[Any]) -> Any:
+        seen.append(name)
+        return []
+
+    code = LEFTOVER.format(cleanup="image = ImagePatch({'ref': 0, 'left': 0, 'lower': 0, "
+                           "'right': 1, 'upper': 1})\n        image.find('late')")
+    first = box.run(code, {"image": IMAGE}, tools)
+    assert first.ok and [c["tool"] for c in first.calls] == ["find"]
+    pid = box.pid
+    for _ in range(5):
+        after = run(box, BUSY, tools)
+        assert after.ok and after.calls == []
+    assert seen == ["find"] and box.pid == pid  # a clean program keeps its worker
+
+
 def test_worker_is_reused_between_programs(box: Sandbox) -> None:
     assert run(box, "return 1").ok
     pid = box.pid

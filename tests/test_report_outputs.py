@@ -81,7 +81,7 @@ def test_merged_rows_name_what_differs_and_where_they_came_from(
     out = capsys.readouterr().out
     assert "builtin:random [prompt=default, strategy=zero-shot, max_new_tokens=64]" in out
     assert "builtin:random [prompt=default, strategy=cot, max_new_tokens=512]" in out
-    assert "builtin:random [prompt=paper:llava, strategy=zero-shot, max_new_tokens=64]" in out
+    assert "builtin:random [prompt=paper:llava, strategy=zero-shot, max_new_tokens=512]" in out
     md = (tmp_path / "m" / "report.md").read_text()
     assert f"| {(tmp_path / 'b').resolve()} |" in md  # the Runs table names each folder
     data = page_data((tmp_path / "m" / "report.html").read_text())

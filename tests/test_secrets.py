@@ -76,3 +76,19 @@ def test_one_redaction_covers_the_store_and_every_escaped_form(tmp_path: Path) -
                  "k3y&quot;with&lt;odd&gt;&amp;chars"):
         assert secrets.redact(f"[{form}]") == "[***]"
     assert secrets.redact("EMPTY abc") == "EMPTY abc"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("see http://alice:pw-1234@host:8000/v1?token=abc&region=eu.",
+     "see http://***@host:8000/v1?token=***&region=eu."),
+    ('{"url": "https://h/p?a=1\\u0026X-Amz-Signature=abc\\u0026b=2"}',
+     '{"url": "https://h/p?a=1\\u0026X-Amz-Signature=***\\u0026b=2"}'),
+    ('<a href="https://h/p?a=1&amp;api_key=SECRET&amp;b=2">',
+     '<a href="https://h/p?a=1&amp;api_key=***&amp;b=2">'),
+    ("s3://bucket/x?sig=zz#part ftp://u@files/y", "s3://bucket/x?sig=***#part ftp://***@files/y"),
+    ("https://hf.co/m?download=true&revision=main", "https://hf.co/m?download=true&revision=main"),
+    ("no URL ?token=x, an email a@b.c", "no URL ?token=x, an email a@b.c"),
+])
+def test_every_url_loses_its_credentials(text: str, expected: str) -> None:
+    assert secrets.redact(text) == expected
+    assert secrets.redact_value({"k": [text]}) == {"k": [expected]}

@@ -7,7 +7,11 @@ HTML-escaped forms) by ``***``; it is applied where responses enter the run stor
 command line prints an error, so a server that echoes the key inside a reply cannot get it into
 the store, the samples, the results, the reports or a message.
 
-Only exact values are replaced here: model replies are data, and patterns such as
+``redact`` also cleans every URL in the text, whoever wrote it (a logged config of another
+tool, a model argument, a reply): the user information (``http://user:password@host`` becomes
+``http://***@host``) and the values of query parameters whose names look like credentials
+(``?token=…``, ``access_token``, ``api_key``, ``sig``, ``X-Amz-Signature`` … become ``***``).
+Otherwise only exact values are replaced: model replies are data, and patterns such as
 ``Bearer …`` are left to the places that show server error bodies
 (``models.openai_compat.options.Redactor``).
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import threading
 from typing import Any
 
@@ -25,6 +30,16 @@ PLACEHOLDERS = frozenset({"empty", "none", "null", "dummy", "no-key", "nokey"})
 """Key values that servers without authentication accept (vLLM's docs use ``EMPTY``): sent, but
 not secret."""
 MASK = "***"
+QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "bearer", "credential",
+               "signature", "cookie", "session")
+"""A URL query parameter whose name holds one of these has its value masked."""
+QUERY_NAMES = frozenset({"sig", "pwd", "pass", "code"})
+"""Query parameter names masked although they hold none of ``QUERY_WORDS``."""
+
+# A URL as it appears in text, JSON (``&`` possibly escaped as \u0026) or HTML (``&amp;``).
+_URL = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{0,31}://(?:[^\s\"'<>\\]|\\u0026)+")
+_USERINFO = re.compile(r"^([^:]+://)[^/?#@]+@")
+_QUERY = re.compile(r"((?:[?&;]|\\u0026)([^=&;?#\\]+)=)([^&;#\\]+)")
 
 _lock = threading.Lock()
 _known: dict[str, tuple[str, ...]] = {}
@@ -54,20 +69,36 @@ def forget_all() -> None:
 
 
 def redact(text: str) -> str:
-    """``text`` with every remembered credential replaced by ``***``."""
+    """``text`` with every remembered credential replaced by ``***``, and every URL in it
+    without user information or credential-like query values (``redact_url``)."""
     with _lock:
         forms = sorted({f for fs in _known.values() for f in fs}, key=len, reverse=True)
     for form in forms:
         if form in text:
             text = text.replace(form, MASK)
+    if "://" in text:
+        text = _URL.sub(lambda m: redact_url(m.group()), text)
     return text
+
+
+def _secret_name(name: str) -> bool:
+    name = name.lower()
+    return name in QUERY_NAMES or any(word in name for word in QUERY_WORDS)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its user information and the values of its credential-like query
+    parameters replaced by ``***`` (the rest kept, so the URL still says where it points)."""
+    url = _USERINFO.sub(rf"\1{MASK}@", url)
+    if "=" not in url:
+        return url
+    return _QUERY.sub(lambda m: m.group(1) + MASK if _secret_name(m.group(2)) else m.group(),
+                      url)
 
 
 def redact_value(obj: Any) -> Any:
     """``obj`` (JSON-like: dicts, lists, tuples, strings) with ``redact`` applied to every
     string in it, keys included; other values are returned unchanged."""
-    if not _known:
-        return obj
     if isinstance(obj, str):
         return redact(obj)
     if isinstance(obj, dict):

@@ -160,7 +160,7 @@ def run_pairs(run: Path, results: Sequence[RunResult] | None = None
                     f"The samples of pair {pair_id} ({result.model} on {result.dataset}) in "
                     f"{run} carry no image name (meta.image) and the run's dataset is not at "
                     "hand to look it up.")
-            rows.append((pair_id, Path(str(image)).name, first.correct, cf.correct))
+            rows.append((pair_id, Path(str(image)).name, bool(first.correct), bool(cf.correct)))
     if not any(out.values()):
         raise WhatifError(f"The run folder {run} holds no complete original/counterfactual "
                           "pairs (samples.jsonl).")

@@ -14,10 +14,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whatifbench.core.protocol import ANSWER_MODES, LAYOUTS, SCORE_BY, STRATEGIES, Protocol
+from whatifbench.core.protocol import (
+    ANSWER_MODES,
+    DECODINGS,
+    LAYOUTS,
+    SCORE_BY,
+    STRATEGIES,
+    Protocol,
+)
 from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
-from whatifbench.report import MAX_IMAGES
+from whatifbench.report import MAX_IMAGES, REPLY_CHARS
 from whatifbench.report.table import terminal_width
 
 if TYPE_CHECKING:
@@ -81,6 +88,10 @@ def add_run(sub: Any) -> None:
                    help="rank mode: summed or per-token mean log-probability (default: the "
                         "suite's own)")
     p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--decoding", choices=DECODINGS,
+                   help="with --prompt paper: release (default: the release script's generation "
+                        "call, sampled where it samples, seeded per item from --seed) | greedy "
+                        "(the same request, searched greedily)")
     p.add_argument("--judge", metavar="SPEC",
                    help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
                         "suite's own (MuCR: the offline embedding:all-MiniLM-L6-v2)")
@@ -88,10 +99,17 @@ def add_run(sub: Any) -> None:
                    metavar="KEY=VALUE", help="judge backend argument (repeatable)")
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _full_replies_argument(p)
     from whatifbench.runner.executor import add_executor_arguments
 
     add_executor_arguments(p, "run")
     p.set_defaults(func=run_command)
+
+
+def _full_replies_argument(p: Any) -> None:
+    p.add_argument("--full-replies", action="store_true",
+                   help=f"keep whole replies in samples.jsonl (default: the first {REPLY_CHARS:,} "
+                        "characters of each)")
 
 
 def _subset(value: str) -> float | str:
@@ -128,7 +146,8 @@ def run_command(args: argparse.Namespace) -> int:
     model_args = model_args_from(args)
     protocol = Protocol(prompt=args.prompt, strategy=args.strategy, answer_mode=args.answer_mode,
                         image_layout=args.image_layout, parser=args.parser,
-                        max_new_tokens=args.max_new_tokens, score_by=args.score_by).validate()
+                        max_new_tokens=args.max_new_tokens, score_by=args.score_by,
+                        decoding=args.decoding).validate()
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress, judge=args.judge,
                          judge_args=parse_model_args(args.judge_args))
@@ -148,7 +167,8 @@ def run_command(args: argparse.Namespace) -> int:
     if store.damaged:
         _err(f"{store.damaged} stored answer(s) failed the store's integrity check; they were "
              "not used but computed again.")
-    paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites])
+    paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites],
+                              full_replies=args.full_replies)
     for table in api.tables_for(runs):
         print()
         print(table.to_text(terminal_width()))
@@ -262,6 +282,7 @@ def add_report(sub: Any) -> None:
     p.add_argument("--max-images", type=int, default=MAX_IMAGES, metavar="N",
                    help=f"thumbnails embedded in report.html (default {MAX_IMAGES}; "
                         "'whatif view' shows every image)")
+    _full_replies_argument(p)
     p.set_defaults(func=report_command)
 
 
@@ -284,7 +305,7 @@ def report_command(args: argparse.Namespace) -> int:
     options = Options(max_images=max(0, args.max_images),
                       dataset_roots=tuple(Path(d) for d in args.dataset_root))
     paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs, sources=sources,
-                              options=options)
+                              options=options, full_replies=args.full_replies)
     for table in api.tables_for(runs):
         print()
         print(table.to_text(terminal_width()))

@@ -6,6 +6,7 @@ user reads (or, on some terminals, set the window title or answer queries), so e
 CLI prints goes through ``SafeStream``: ANSI/VT escape sequences, other C0/C1 control characters
 and bidirectional overrides are removed; newlines and tabs stay, and a carriage return only at
 the start of a write (how progress bars redraw their line). Lone surrogates become U+FFFD.
+Credentials (remembered keys, URL user information and token-like query values) are redacted.
 Files we write (results, reports, exports) keep the data verbatim.
 """
 
@@ -16,6 +17,8 @@ import re
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
+
+from whatifbench.secrets import redact
 
 _ESCAPE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"            # CSI: colours, cursor moves, erase
@@ -42,8 +45,9 @@ class SafeStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        """Write the cleaned text; report the length given (as callers expect)."""
-        self._stream.write(terminal_safe(text))
+        """Write the cleaned text (credentials redacted too: ``secrets.redact``); report the
+        length given (as callers expect)."""
+        self._stream.write(terminal_safe(redact(text)))
         return len(text)
 
     def __getattr__(self, name: str) -> Any:

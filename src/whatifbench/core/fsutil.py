@@ -6,6 +6,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -31,6 +32,19 @@ def sha256_file(path: Path) -> str:
 def dumps(obj: Any) -> str:
     """Canonical JSON used for every file we write: UTF-8 text, sorted nothing, no NaN."""
     return json.dumps(obj, ensure_ascii=False, allow_nan=False)
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` (JSON-like) with every non-finite float written as a string (``"inf"``,
+    ``"-inf"``, ``"nan"``) and tuples as lists, so ``dumps`` accepts it: for records of
+    untrusted computations (program traces), where such numbers are data, not bugs."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value
 
 
 def write_text_atomic(path: Path, text: str) -> None:

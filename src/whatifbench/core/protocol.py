@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from whatifbench.errors import WhatifError
@@ -11,6 +11,11 @@ STRATEGIES = ("zero-shot", "cot", "one-shot", "one-shot-cot", "ccot")
 ANSWER_MODES = ("generate", "rank")
 LAYOUTS = ("multi", "composite")
 SCORE_BY = ("sum", "mean")
+DECODINGS = ("release", "greedy")
+"""``--decoding``: the release script's own (sampling where it samples, seeded) or greedy."""
+BACKEND_DECODING = "backend"
+"""Recorded instead when the backend decodes its own way (built-in references, program
+backends, whose code LLM has its own settings): no decoding record reaches it."""
 
 COT_SUFFIX = "Let's think step by step."
 """Appended for chain-of-thought, as in C-VQA Table 4 and Kojima et al."""
@@ -56,6 +61,13 @@ class Protocol:
     ``api``, ``llava`` …; C-VQA: ``llava``, ``blip2`` …), chosen from the backend when the run
     starts (``Suite.bind``) unless ``--prompt paper:FAMILY`` names it; ``None`` for suites
     without families."""
+    decoding: str | None = None
+    """``release`` (the release script's generation settings, sampling seeded per item),
+    ``greedy``, or ``backend`` (recorded for backends that decode their own way); ``None``: the
+    suite's default (``release`` under C-VQA's paper protocol, else ``greedy``)."""
+    template: str | None = None
+    """The conversation template a paper request is written in as the model's whole input
+    (C-VQA: ``llava_v1``, ``qwen`` …); ``None``: the model's own chat template or API."""
 
     def validate(self) -> Protocol:
         """Check the values; raise ``WhatifError`` naming the bad one."""
@@ -65,6 +77,8 @@ class Protocol:
             checks.append(("answer mode", self.answer_mode, ANSWER_MODES))
         if self.score_by is not None:
             checks.append(("score-by", self.score_by, SCORE_BY))
+        if self.decoding is not None:
+            checks.append(("decoding", self.decoding, (*DECODINGS, BACKEND_DECODING)))
         for what, value, allowed in checks:
             if value not in allowed:
                 raise WhatifError(f"Unknown {what} {value!r}; use one of {', '.join(allowed)}.")
@@ -87,8 +101,9 @@ class Protocol:
         mode = self.answer_mode or default_mode
         budget = self.max_new_tokens or (512 if self.strategy in ("cot", "ccot")
                                          else default_tokens)
-        return Protocol(self.prompt, self.strategy, mode, self.image_layout, self.parser, budget,
-                        self.score_by or default_score_by, self.family).validate()
+        return replace(self, answer_mode=mode, max_new_tokens=budget,
+                       score_by=self.score_by or default_score_by,
+                       decoding=self.decoding or "greedy").validate()
 
     def to_json(self) -> dict[str, Any]:
         """Recorded form."""

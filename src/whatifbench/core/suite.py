@@ -13,6 +13,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.protocol import COT_SUFFIX, Protocol
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Turn
+from whatifbench.models.decoding import Decoding
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,8 +50,9 @@ class Sample:
     mean log-probability, as ``--score-by`` chose), in candidate order."""
     prediction: str | None
     """The extracted (or ranked) answer; ``None`` when unparsed or failed."""
-    correct: bool
-    """Prediction equals the target."""
+    correct: bool | None
+    """Prediction equals the target; ``None`` for a free-text answer, which is graded by
+    ``score`` (or not judged: ``judgement["not_judged"]``), never right or wrong."""
     unparsed: bool
     """The reply held no extractable answer (scored wrong)."""
     flag: str | None
@@ -72,6 +74,10 @@ class Sample:
     """The exact input text the model received, as its backend recorded it (``hf:`` the chat
     template applied, image placeholders unexpanded, then the answer prefix; ``openai:`` the
     messages as JSON with image placeholders instead of base64); ``None`` when not recorded."""
+    generation: dict[str, Any] | None = None
+    """The generation settings the request asked for (its decoding record and
+    ``max_new_tokens``, e.g. ``{"do_sample": true, "temperature": 0.2, "max_new_tokens": 512,
+    "seed": …}``); ``None`` when it carried none (the backend's greedy default)."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of ``samples.jsonl``."""
@@ -101,6 +107,9 @@ class Suite(ABC):
     """Generation budget without reasoning strategies (suites with free-text items raise it)."""
     default_judge: str | None = None
     """Judge backend spec used for free-text answers when the run names none (``--judge``)."""
+    release_decoding = False
+    """True for suites whose paper protocol repeats a release script's decoding
+    (``--decoding release``, see ``decoding``)."""
 
     def check_protocol(self, protocol: Protocol) -> None:
         """Reject prompt or parser names this suite does not offer."""
@@ -109,6 +118,11 @@ class Suite(ABC):
             raise WhatifError(
                 f"The suite {self.name} has no prompt {protocol.prompt!r}; use one of "
                 f"{', '.join(self.prompts)}."
+            )
+        if protocol.decoding == "release" and not self.release_decoding:
+            raise WhatifError(
+                f"The suite {self.name} has no release decoding to repeat (its paper protocol, "
+                "if any, decodes greedily); leave --decoding out or use --decoding greedy."
             )
         if protocol.parser not in self.parsers:
             raise WhatifError(
@@ -154,6 +168,16 @@ class Suite(ABC):
         """Whether the requests' text is the model's whole input, sent without a chat template
         (``Request.plain``)."""
         return False
+
+    def decoding(self, protocol: Protocol) -> Decoding | None:
+        """The decoding record of the requests (``Request.decoding``; the request builder seeds
+        sampled ones per item); ``None``: the backend's default, greedy."""
+        return None
+
+    def describe_request(self, protocol: Protocol) -> dict[str, Any] | None:
+        """What the requests of a run are, recorded once in ``results.json`` (``spec.request``):
+        a paper protocol's release script, template, prompt and generation settings."""
+        return None
 
     def answer_text(self, item: Item) -> str:
         """How the correct answer is written in a one-shot demonstration."""

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from whatifbench import secrets
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
@@ -62,7 +63,7 @@ def replay(dataset: Dataset, backend: ReplayBackend, source: dict[str, Any],
         result = evaluate(subset, backend, protocol, run_store, RunOptions(progress=False))
     finally:
         run_store.close()
-    spec = {**result.spec, "source": source}
+    spec = {**result.spec, "source": secrets.redact_value(source)}
     spec["selection"] = {**spec.get("selection", {}), "items": len(chosen),
                          "of": len(dataset.items)}
     return replace(result, spec=spec)

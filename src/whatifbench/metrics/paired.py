@@ -54,7 +54,7 @@ def paired_metrics(
     """
     table = pair_table(samples, roles)
     first, second = (table.by_role[r] for r in roles)
-    hits1, hits2 = sum(s.correct for s in first), sum(s.correct for s in second)
+    hits1, hits2 = sum(bool(s.correct) for s in first), sum(bool(s.correct) for s in second)
     acc1, acc2 = percent(hits1, len(first)), percent(hits2, len(second))
     exact = (100.0 * hits1 / len(first) if first else 0.0) - (
         100.0 * hits2 / len(second) if second else 0.0)  # not from the rounded accuracies

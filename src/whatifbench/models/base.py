@@ -9,6 +9,7 @@ from typing import Any
 
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
+from whatifbench.models.decoding import Decoding
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,9 @@ class Request:
     """The parts of the turns are the model's whole input, in order: text sent as is, without
     a chat template, each image part standing for the model's image placeholder (a paper
     protocol that wrote its own template, e.g. CELLO's LLaVA path). Only local models honour it."""
+    decoding: Decoding | None = None
+    """How the reply is generated and read back (a release script's sampling, beams, stop
+    string, special tokens); ``None``: the backend's default, greedy (``models.decoding``)."""
     item: Item | None = field(default=None, compare=False)
     """The item itself, for program backends that read the question (not part of the cache key)."""
 

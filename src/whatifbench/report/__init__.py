@@ -5,3 +5,6 @@ report modules (which load PIL and matplotlib) before a command runs."""
 
 MAX_IMAGES = 300
 """Thumbnails a self-contained report embeds by default (``--max-images``)."""
+REPLY_CHARS = 32_768
+"""Most characters ``samples.jsonl`` keeps of one reply (the ``response``, and each text of a
+``trace`` or ``judgement``) unless ``--full-replies``; the run store keeps every reply whole."""

@@ -12,7 +12,7 @@ from typing import Any
 from whatifbench.runner.results import RunResult
 
 PROTOCOL_FACTS = ("prompt", "strategy", "answer_mode", "image_layout", "parser", "score_by",
-                  "max_new_tokens")
+                  "max_new_tokens", "template", "decoding")
 """Protocol fields, in the order they are named in a label."""
 
 

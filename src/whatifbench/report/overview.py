@@ -70,7 +70,7 @@ def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -
     firsts = [by_role[r] for r in FIRST_ROLES]
     n = k = 0
     for pair, cf in by_role["counterfactual"].items():
-        if cf.correct:
+        if cf.correct is not False:
             continue
         first = next((f[pair] for f in firsts if pair in f), None)
         if first is None:
@@ -85,12 +85,14 @@ def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -
 
 
 def counts(samples: Sequence[Sample]) -> dict[str, int]:
-    """Items, wrong answers, parse failures, backend errors and flagged replies."""
-    wrong = unparsed = errors = flagged = 0
+    """Items, wrong answers, free-text answers no judge scored (neither right nor wrong), parse
+    failures, backend errors and flagged replies."""
+    wrong = not_judged = unparsed = errors = flagged = 0
     for s in samples:
-        wrong += not s.correct
+        wrong += s.correct is False
+        not_judged += s.correct is None and "not_judged" in s.judgement
         unparsed += s.unparsed
         errors += backend_failed(s)
         flagged += s.flag is not None and s.error is None
-    return {"items": len(samples), "wrong": wrong, "unparsed": unparsed, "errors": errors,
-            "flagged": flagged}
+    return {"items": len(samples), "wrong": wrong, "not_judged": not_judged,
+            "unparsed": unparsed, "errors": errors, "flagged": flagged}

@@ -171,8 +171,10 @@ def _dataset(group: Sequence[Source], view: DatasetView, runs_json: list[dict[st
             "items": cols, "images": images, "thumbs": {}}, order
 
 
-def _bits(values: Sequence[bool]) -> str:
-    return "".join("1" if v else "0" for v in values)
+def _bits(values: Sequence[bool | None]) -> str:
+    """``1``/``0`` per value; ``-`` for ``None`` (an answer neither right nor wrong: free text
+    graded by a score, or not judged)."""
+    return "".join("-" if v is None else "1" if v else "0" for v in values)
 
 
 def _strings(values: list[Any], s: Strings) -> list[int] | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.report import REPLY_CHARS
 from whatifbench.report.errors import mark_errors
 from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import distinct_datasets, run_labels, shown_together
@@ -73,13 +74,33 @@ def results_json(runs: Sequence[RunResult], run_id: str | None = None,
                       ensure_ascii=False) + "\n"
 
 
-def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None) -> str:
+def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None,
+                  full_replies: bool = False) -> str:
     """The text of ``samples.jsonl``: one line per sample, tagged with the ``run_id`` (when
-    given), dataset and model."""
+    given), dataset and model; replies cut at ``REPLY_CHARS`` unless ``full_replies``."""
     head = {"run_id": run_id} if run_id is not None else {}
-    lines = [dumps({**head, "dataset": run.dataset, "model": run.model, **s.to_json()})
+    lines = [dumps({**head, "dataset": run.dataset, "model": run.model,
+                    **(s.to_json() if full_replies else _cut_replies(s.to_json()))})
              for run in runs for s in run.samples]
     return "\n".join(lines) + "\n"
+
+
+def _cut_replies(sample: dict[str, Any]) -> dict[str, Any]:
+    return {k: _cut(v) if k in ("response", "trace", "judgement") else v
+            for k, v in sample.items()}
+
+
+def _cut(value: Any) -> Any:
+    """Texts longer than ``REPLY_CHARS`` cut, with a note saying how to keep them whole."""
+    if isinstance(value, str) and len(value) > REPLY_CHARS:
+        return (f"{value[:REPLY_CHARS]} … [cut at {REPLY_CHARS:,} of {len(value):,} characters; "
+                "run again with --full-replies to keep whole replies (from the run store, "
+                "without new calls)]")
+    if isinstance(value, dict):
+        return {k: _cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v) for v in value]
+    return value
 
 
 def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:
@@ -135,7 +156,7 @@ def write_tables(out: Path, tables: Sequence[Table]) -> list[Path]:
 
 def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = False,
                   inputs: Iterable[PathLike] = (), *, sources: Sequence[Source] | None = None,
-                  options: Options = DEFAULT) -> dict[str, Path]:
+                  options: Options = DEFAULT, full_replies: bool = False) -> dict[str, Path]:
     """Write ``results.json``, ``samples.jsonl``, ``execution.json``, ``report.md``,
     ``report.html`` (the explorer) and ``tables/`` (CSV, LaTeX) as one unit.
 
@@ -145,7 +166,8 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     ``samples.jsonl`` line, so readers can tell that the two belong together. ``inputs`` (the
     datasets, run folders read) must not be touched by ``out``. Every text passes
     ``secrets.redact`` (a key a server echoed never lands in an output). ``sources`` tell where
-    loaded runs came from (default: evaluated here).
+    loaded runs came from (default: evaluated here). ``samples.jsonl`` keeps at most
+    ``REPLY_CHARS`` of one reply unless ``full_replies``.
     """
     sources = list(sources) if sources is not None else fresh(runs)
     tables = tables_for(runs)
@@ -153,7 +175,7 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     names = ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json", TABLES)
     md = "# whatifbench results\n\n" + "\n\n".join(
         t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"
-    samples = redact(samples_jsonl(runs, run_id))
+    samples = redact(samples_jsonl(runs, run_id, full_replies))
     digest = samples_digest(samples, run_id)
     with staged_dir(out, overwrite, inputs, kind="run") as stage:
         for name, text in (("samples.jsonl", samples), (EXECUTION, execution_json(sources)),

@@ -7,19 +7,21 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from whatifbench import __version__
+from whatifbench import __version__, secrets
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
-from whatifbench.core.protocol import Protocol
+from whatifbench.core.protocol import BACKEND_DECODING, Protocol
 from whatifbench.core.registry import lookup
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.program import program_metrics
 from whatifbench.models.base import Backend, Request, Response
+from whatifbench.models.decoding import applies_decoding
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.runner.requests import (
@@ -76,6 +78,8 @@ def resolve_protocol(suite: Suite, protocol: Protocol, backend: Backend) -> Prot
     protocol = suite.bind(protocol, backend).resolved(
         suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
     suite.check_protocol(protocol)
+    if not applies_decoding(backend.spec):  # no decoding record reaches it: say so
+        protocol = replace(protocol, decoding=BACKEND_DECODING)
     return protocol
 
 
@@ -97,7 +101,7 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         raise WhatifError(f"No items of {dataset.root} were selected; check --limit/--subset.")
     demos = (choose_demos(dataset, items, options.seed, suite)
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
-    builder = RequestBuilder(suite, protocol, dataset, demos)
+    builder = RequestBuilder(suite, protocol, dataset, demos, options.seed)
     backend.use_store(store)
     counts = {"from_store": 0, "computed": 0, "errors": 0}
     judge_counts = {"from_store": 0, "computed": 0, "errors": 0}  # kept apart in Execution
@@ -157,11 +161,16 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     described = judge.describe()
     if described is not None:
         spec["judge"] = described
+    request_spec = suite.describe_request(protocol)
+    if request_spec is not None:
+        spec["request"] = request_spec
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
                           round(time.monotonic() - started, 3), judge_counts["from_store"],
                           judge_counts["computed"], judge_counts["errors"])
-    return RunResult(suite.name, dataset.card.name, backend.spec, len(items), metrics, spec,
-                     samples, execution)
+    # What is recorded of the backend (its spec, arguments, another tool's logged config)
+    # may hold URLs with credentials: they never reach a result (``secrets.redact``).
+    return RunResult(suite.name, dataset.card.name, secrets.redact(backend.spec), len(items),
+                     metrics, secrets.redact_value(spec), samples, execution)
 
 
 def _check_images(backend: Backend, requests: Sequence[Request], protocol: Protocol) -> None:
@@ -224,9 +233,17 @@ def score_item(suite: Suite, protocol: Protocol, item: Item, request: Request,
         response=response.text, scores=list(chosen) if chosen is not None else None,
         prediction=prediction, correct=suite.is_correct(item, prediction), unparsed=unparsed,
         flag=flag, error=response.error, parses=parses, meta=dict(item.meta),
-        trace=trace if isinstance(trace, dict) else None,
+        trace=finite_json(trace) if isinstance(trace, dict) else None,
         model_input=response.meta.get("model_input"),
+        generation=generation_settings(request) if mode == "generate" else None,
     )
+
+
+def generation_settings(request: Request) -> dict[str, Any] | None:
+    """The generation settings a request asked for (``Sample.generation``)."""
+    if request.decoding is None:
+        return None
+    return {**request.decoding.to_json(), "max_new_tokens": request.max_new_tokens}
 
 
 def spec_summary(result: RunResult) -> dict[str, Any]:

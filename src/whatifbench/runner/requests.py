@@ -17,6 +17,7 @@ from whatifbench.core.protocol import CCOT_DESCRIBE, Protocol
 from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, Part, Request, Turn
+from whatifbench.models.decoding import request_seed
 from whatifbench.runner.store import whatif_home
 
 
@@ -52,6 +53,8 @@ def request_key(backend: Backend, mode: str, request: Request, hasher: ImageHash
     }
     if request.plain:  # only when set, so that the keys of chat requests stay as they were
         payload["plain"] = True
+    if mode == "generate" and request.decoding is not None and not request.decoding.is_default:
+        payload["decoding"] = request.decoding.to_json()  # greedy keys stay as they were
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
 
@@ -105,11 +108,13 @@ class RequestBuilder:
     """Builds the requests of one (suite, protocol) for items of one dataset."""
 
     def __init__(self, suite: Suite, protocol: Protocol, dataset: Dataset,
-                 demos: dict[str, Item] | None = None) -> None:
+                 demos: dict[str, Item] | None = None, seed: int = 0) -> None:
         self.suite = suite
         self.protocol = protocol
         self.dataset = dataset
         self.demos = demos or {}
+        self.seed = seed
+        self.decoding = suite.decoding(protocol)
 
     def _images(self, item: Item) -> list[Part]:
         """Image parts; items with ``meta["image_labels"]`` get each label before its image
@@ -163,6 +168,8 @@ class RequestBuilder:
             text = f"Scene description:\n{description}\n\n{text}"
         turns += self.suite.user_turns(item, self.protocol, tuple(self._images(item)), text)
         rank = answer_mode_for(self.protocol.answer_mode or "generate", item) == "rank"
+        decoding = None if rank or self.decoding is None else \
+            self.decoding.seeded(request_seed(self.seed, item.id))
         return Request(
             item_id=item.id,
             turns=tuple(turns),
@@ -170,6 +177,7 @@ class RequestBuilder:
             answer_prefix=self.suite.answer_prefix(item, self.protocol),
             max_new_tokens=self.protocol.max_new_tokens or 64,
             plain=self.suite.plain_prompt(self.protocol),
+            decoding=decoding,
             item=item,
         )
 

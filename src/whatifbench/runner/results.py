@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from whatifbench import secrets as credentials
 from whatifbench.core.jsonfile import loads
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
@@ -170,9 +171,10 @@ def load_runs(folder: str | Path) -> list[RunResult]:
         pool = samples.get(key, [])
         mine = pool[:e["n_items"]] if shared[key] > 1 else pool[:]
         del pool[:len(mine)]
-        runs.append(RunResult(suite=e["suite"], dataset=e["dataset"], model=e["model"],
-                              n_items=e["n_items"], metrics=e["metrics"],
-                              spec=e.get("spec") or {}, samples=mine,
+        runs.append(RunResult(suite=e["suite"], dataset=e["dataset"],
+                              model=credentials.redact(e["model"]), n_items=e["n_items"],
+                              metrics=e["metrics"],
+                              spec=credentials.redact_value(e.get("spec") or {}), samples=mine,
                               recorded_errors=int(e.get("errors") or 0)))
     return runs
 

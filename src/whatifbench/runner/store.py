@@ -160,7 +160,8 @@ class RunStore:
                 "response = excluded.response, created = excluded.created, "
                 "checksum = excluded.checksum WHERE responses.ok = 0 OR NOT row_sound("
                 "responses.key, responses.ok, responses.response, responses.checksum)",
-                (key, backend, item_id, ok, text, time.time(), row_checksum(key, ok, text)),
+                (key, secrets.redact(backend), item_id, ok, text, time.time(),
+                 row_checksum(key, ok, text)),
             )
         return stored
 

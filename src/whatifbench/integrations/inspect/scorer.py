@@ -70,7 +70,7 @@ def whatif_answer(suite: str, protocol: dict[str, Any]) -> Scorer:
         sample = score_item(the_suite, the_protocol, item, request, reply, "generate")
         if item.kind == "text":
             sample = the_suite.judge([sample], [item], judge)[0]
-        value = float(sample.score or 0.0) if item.kind == "text" else float(sample.correct)
+        value = float(sample.score or 0.0) if item.kind == "text" else float(bool(sample.correct))
         return Score(value=value, answer=sample.prediction, explanation=sample.flag,
                      metadata={"sample": sample.to_json()})
 

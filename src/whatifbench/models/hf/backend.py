@@ -77,8 +77,10 @@ class HFBackend(Backend):
         self.loaded  # noqa: B018  (the property loads them)
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
-        """Greedy replies, batched (``-M batch_size``) with left padding."""
-        from whatifbench.models.hf.generation import batches, generate_batch
+        """Replies decoded as each request's decoding record says (greedy without one), batched
+        (``-M batch_size``) with left padding; a sampled request is generated alone, from its
+        own seed."""
+        from whatifbench.models.hf.generation import GREEDY, batches, generate_batch
         from whatifbench.models.hf.inputs import build_prompt
 
         if not requests:
@@ -86,8 +88,10 @@ class HFBackend(Backend):
         loaded = self.loaded
         prompts = [build_prompt(loaded, r, self.spec) for r in requests]
         budgets = [r.max_new_tokens for r in requests]
-        for members in batches(prompts, budgets, self.options.batch_size):
-            replies = generate_batch(loaded, [prompts[i] for i in members], budgets[members[0]])
+        decodings = [r.decoding or GREEDY for r in requests]
+        for members in batches(prompts, budgets, self.options.batch_size, decodings):
+            replies = generate_batch(loaded, [prompts[i] for i in members], budgets[members[0]],
+                                     decodings[members[0]])
             yield from zip(members, replies, strict=True)
 
     def score(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:

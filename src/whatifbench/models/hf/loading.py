@@ -48,6 +48,10 @@ class HFOptions:
     """Rank mode: put a space before each candidate. ``None`` (auto): when there is no answer
     prefix and the prompt ends without whitespace (``ASSISTANT:``), as the model's own replies
     start."""
+    conv: str | None = None
+    """The conversation template C-VQA's paper protocol writes for a LLaVA checkpoint
+    (``llava_v0``, ``llava_v1``, ``llava_llama_2``, ``mpt``; default: by the checkpoint's name, as
+    the release's script chooses). Read by the suite; the backend itself does not use it."""
 
     @classmethod
     def from_args(cls, spec: str, args: Mapping[str, Any]) -> HFOptions:
@@ -76,8 +80,10 @@ class HFOptions:
             raise WhatifError(f"-M candidate_space must be true or false, got {space!r}.")
         device_map = args.get("device_map")
         attn = args.get("attn_implementation")
+        conv = args.get("conv")
         return cls(batch, DTYPES[dtype], device, None if device_map is None else str(device_map),
-                   multi, method, None if attn is None else str(attn), space)
+                   multi, method, None if attn is None else str(attn), space,
+                   None if conv is None else str(conv))
 
 
 def require_hf() -> None:

@@ -19,7 +19,12 @@ from whatifbench.core.registry import register
 from whatifbench.models.base import Request, Response, is_secret
 from whatifbench.models.imagegen.base import ImageBackend, picture_response
 from whatifbench.models.openai_compat.aio import as_completed
-from whatifbench.models.openai_compat.client import CallFailed, RetryingClient
+from whatifbench.models.openai_compat.client import (
+    CallFailed,
+    ReplyTooLarge,
+    RetryingClient,
+    read_capped,
+)
 from whatifbench.models.openai_compat.options import (
     OpenAIOptions,
     Redactor,
@@ -33,7 +38,9 @@ IMAGE_ARGS = {"size": "1024x1024", "quality": None, "response_format": "b64_json
               "style": None}
 """Image parameters (``-I key=value``) and their defaults (``None``: not sent)."""
 TRANSPORT = ("base_url", "api_key", "max_connections", "timeout", "max_retries", "backoff",
-             "backoff_max")
+             "backoff_max", "max_reply_mb")
+PICTURE_MB = 32.0
+"""Default ``max_reply_mb`` of an images call (a picture in base64 is a few MB)."""
 
 
 def _first_picture(answer: Any) -> dict[str, Any]:
@@ -51,11 +58,12 @@ class OpenAIImagesBackend(ImageBackend):
     """One ``/images/generations`` call per picture."""
 
     execution_args = frozenset({"max_connections", "timeout", "max_retries", "backoff",
-                                "backoff_max"})
+                                "backoff_max", "max_reply_mb"})
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         reject_unknown(spec, args, (*IMAGE_ARGS, *TRANSPORT), flag="-I")
-        transport = {k: v for k, v in args.items() if k in TRANSPORT}
+        transport = {"max_reply_mb": PICTURE_MB,
+                     **{k: v for k, v in args.items() if k in TRANSPORT}}
         self.options = OpenAIOptions.from_args(spec, transport)
         require_key(self.options, spec, flag="-I")
         self.params = {k: args.get(k, default) for k, default in IMAGE_ARGS.items()}
@@ -83,7 +91,7 @@ class OpenAIImagesBackend(ImageBackend):
         """One picture per request, many calls in flight."""
         if not requests:
             return
-        client = RetryingClient(self.options, self.redact)
+        client = RetryingClient(self.options, self.redact, flag="-I")
         fetcher = httpx.AsyncClient(timeout=self.options.timeout)  # no credentials
 
         async def one(i: int) -> Response:
@@ -92,13 +100,15 @@ class OpenAIImagesBackend(ImageBackend):
                 if isinstance(first.get("b64_json"), str):
                     data = base64.b64decode(first["b64_json"])
                 else:
-                    reply = await fetcher.get(first["url"])
+                    reply, data = await read_capped(fetcher, "GET", first["url"],
+                                                    self.options.max_reply_bytes)
                     if reply.status_code != 200:
                         return Response(error=f"fetching the picture failed: HTTP "
                                               f"{reply.status_code}")
-                    data = reply.content
             except CallFailed as exc:
                 return Response(error=str(exc))
+            except ReplyTooLarge as exc:
+                return Response(error=f"fetching the picture failed: {exc.message('-I')}")
             except (httpx.HTTPError, ValueError) as exc:
                 return Response(error=self.redact(f"fetching the picture failed: "
                                                   f"{type(exc).__name__}"))

@@ -42,7 +42,7 @@ class OpenAIBackend(Backend):
     name_arg_required = True
     capabilities = Capabilities(generate=True, rank=True, multi_image=True)
     execution_args = frozenset({"max_connections", "timeout", "max_retries", "backoff",
-                                "backoff_max"})
+                                "backoff_max", "max_reply_mb"})
     arg_names = frozenset(OpenAIOptions.__dataclass_fields__)
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:

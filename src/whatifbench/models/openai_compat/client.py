@@ -2,8 +2,10 @@
 
 Retried: HTTP 408, 409, 429 and 5xx, timeouts, dropped or refused connections and malformed
 replies, with exponential backoff and jitter, honouring ``Retry-After`` (and
-``retry-after-ms``). The timeout bounds each attempt as a whole (connect to last byte). Other
-4xx answers and replies without content fail the call at once; 401/403/404 stop the whole run
+``retry-after-ms``). The timeout bounds each attempt as a whole (connect to last byte). Bodies
+are streamed and read up to ``max_reply_mb``; a longer reply is retried on another server when
+there are several, else fails the call at once, as do other 4xx answers and replies without
+content; 401/403/404 stop the whole run
 because no request can succeed, and so does a server that none of the first attempts reached.
 Calls are spread over several servers by ``balancer.Balancer``; over several, a call much slower
 than the fleet's usual one is sent to another server too (``hedge``), and a redirect (3xx) is
@@ -57,6 +59,39 @@ class CallFailed(Exception):
     """A call that still failed after all retries (its message is already redacted)."""
 
 
+class ReplyTooLarge(Exception):
+    """A reply body longer than the limit (``read_capped``); the rest was not read."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+    def message(self, flag: str = "-M") -> str:
+        """Why the call failed, and the argument that raises the limit."""
+        mb = f"{self.limit / 1_000_000:g}"
+        return (f"the server's reply is larger than {mb} MB, the most read of one reply; the "
+                f"rest was not read. Pass {flag} max_reply_mb=N (MB) if replies this large are "
+                "expected")
+
+
+async def read_capped(client: httpx.AsyncClient, method: str, url: str, limit: int,
+                      **kwargs: Any) -> tuple[httpx.Response, bytes]:
+    """The response and its body, streamed and read only up to ``limit`` bytes (after
+    decompression); ``ReplyTooLarge`` past it, or at once when ``Content-Length`` says so."""
+    async with client.stream(method, url, **kwargs) as response:
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise ReplyTooLarge(limit)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise ReplyTooLarge(limit)
+            chunks.append(chunk)
+    return response, b"".join(chunks)
+
+
 def retry_after(headers: httpx.Headers) -> float | None:
     """Seconds a server asks us to wait (``retry-after-ms``, or ``Retry-After`` in seconds or
     as an HTTP date)."""
@@ -84,9 +119,11 @@ class RetryingClient:
     """POSTs JSON bodies to ``base_url + path`` with at most ``max_connections`` in flight per
     server."""
 
-    def __init__(self, options: OpenAIOptions, redact: Redactor) -> None:
+    def __init__(self, options: OpenAIOptions, redact: Redactor, flag: str = "-M") -> None:
         self.options = options
         self.redact = redact
+        self.flag = flag
+        """How the user passes our arguments (``-M``; ``-I`` for image backends)."""
         self.rng = random.Random()
         headers = {"Authorization": f"Bearer {options.api_key}"} if options.api_key else {}
         timeout = httpx.Timeout(options.timeout, connect=min(options.timeout, 30.0))
@@ -138,8 +175,15 @@ class RetryingClient:
                 # own timeouts bound each read, which a server sending a byte now and then
                 # never exceeds.
                 async with asyncio.timeout(self.options.timeout):
-                    response = await lease.client.post(lease.server.url(path), json=body)
-                    raw = await response.aread()
+                    response, raw = await read_capped(
+                        lease.client, "POST", lease.server.url(path),
+                        self.options.max_reply_bytes, json=body)
+            except ReplyTooLarge as exc:
+                self.answered = True
+                problem = exc.message(self.flag)
+                if not self.balancer.several:  # the same request would get the same reply
+                    self.balancer.release(lease, FAILED)
+                    raise CallFailed(self.redact(problem)) from None
             except (TimeoutError, httpx.TimeoutException) as exc:
                 problem = f"no complete response within {self.options.timeout:g} s"
                 if isinstance(exc, httpx.ConnectTimeout):

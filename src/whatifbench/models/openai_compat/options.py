@@ -45,6 +45,9 @@ class OpenAIOptions:
     temperature: float | None = 0.0
     """Sampling temperature (0: greedy; ``None``: not sent, for models that only accept their
     default)."""
+    max_reply_mb: float = 8.0
+    """Largest reply body read, in MB (10**6 bytes); a larger reply is that call's error, read
+    no further (a server answering with hundreds of MB cannot take the machine's memory)."""
     max_tokens_param: str = "max_tokens"
     """Name of the token budget field (``max_completion_tokens`` for OpenAI reasoning models)."""
 
@@ -78,11 +81,23 @@ class OpenAIOptions:
         token_param = str(args.get("max_tokens_param", "max_tokens"))
         if token_param not in TOKEN_PARAMS:
             raise WhatifError(f"-M max_tokens_param must be one of {', '.join(TOKEN_PARAMS)}.")
+        if "max_reply_mb" in args:
+            value = args["max_reply_mb"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                    not 0 < value < float("inf"):
+                raise WhatifError(f"-M max_reply_mb must be a number > 0 (the largest reply "
+                                  f"read, in MB), got {value!r}.")
+            values["max_reply_mb"] = float(value)
         if "temperature" in args and args["temperature"] is None:
             values["temperature"] = None
         return cls(base_url=urls[0], base_urls=tuple(urls),
                    api_key=None if key is None else str(key), max_tokens_param=token_param,
                    **values)
+
+    @property
+    def max_reply_bytes(self) -> int:
+        """``max_reply_mb`` in bytes."""
+        return int(self.max_reply_mb * 1_000_000)
 
     def public_servers(self) -> str | list[str]:
         """The server URL(s) as recorded in run specs and cache keys: without credentials,

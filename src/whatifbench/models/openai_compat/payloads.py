@@ -69,9 +69,19 @@ def chat_messages(request: Request, answer_prefix: bool = True,
 
 
 def generation_body(model: str, request: Request, options: OpenAIOptions) -> dict[str, Any]:
-    """Body of a generation call."""
+    """Body of a generation call. A request whose decoding record samples is sent with its
+    temperature (1.0 when unset), ``top_p`` and seed; the server's chat template ends the reply
+    and reads its tokens (the record's stop strings and special-token handling are a local
+    model's). Otherwise ``-M temperature`` (default 0)."""
     body: dict[str, Any] = {"model": model, "messages": chat_messages(request)}
-    if options.temperature is not None:
+    decoding = request.decoding
+    if decoding is not None and decoding.do_sample:
+        body["temperature"] = 1.0 if decoding.temperature is None else decoding.temperature
+        if decoding.top_p is not None:
+            body["top_p"] = decoding.top_p
+        if decoding.seed is not None:
+            body["seed"] = decoding.seed
+    elif options.temperature is not None:
         body["temperature"] = options.temperature
     body[options.max_tokens_param] = request.max_new_tokens
     return body

@@ -6,17 +6,21 @@ question (``prompts``); its reply becomes a program (``codegen``), which runs ov
 tools; the returned value is the answer (for choice items mapped to the option's letter when
 it equals an option, else left to the suite's extraction). A program that fails to compile,
 raises or times out is the item's answer, scored wrong and flagged (``trace["failure"]``);
-only an unreachable model or a dead sandbox worker ends the item as an error.
+only an unreachable model, a dead sandbox worker or a tool that broke with an exception of its
+own ends the item as an error (never the run).
 """
 
 from __future__ import annotations
 
+import traceback
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from whatifbench import __version__
 from whatifbench.answers.letters import extract_choice, letter_for
+from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import (
@@ -95,6 +99,15 @@ def _canonical(text: str) -> str:
     except ValueError:
         return text
     return str(int(number)) if number.is_integer() else str(number)
+
+
+def broken_tool(exc: Exception) -> str:
+    """The item's error when running its program raised an exception of ours (a tool that
+    broke on what the program asked, not the program's own failure)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = next((f"{f.name}() in {Path(f.filename).name}" for f in reversed(frames)
+                  if "whatifbench" in f.filename), "the program's tools")
+    return f"running the program failed in {where} ({type(exc).__name__}: {str(exc)[:300]})"
 
 
 class CodeBackend(Backend):
@@ -264,12 +277,16 @@ class CodeBackend(Backend):
                 outcome = self.execute(program.code, server)
             except (SandboxCrashed, ToolOutage) as exc:
                 return Response(error=str(exc), meta={"program": program.code})
+            except WhatifError:
+                raise
+            except Exception as exc:  # noqa: BLE001  (a tool broke on this program: the item's)
+                return Response(error=broken_tool(exc), meta={"program": program.code})
         failure = None if outcome.ok else {"kind": outcome.status, "reason": outcome.reason,
                                            "limit": outcome.limit}
-        trace = {"backend": self.family, "prompt_version": self.prompt_version,
-                 "reply": reply.text, "program": program.code, "calls": outcome.calls,
-                 "value": outcome.value, "printed": outcome.printed,
-                 "seconds": outcome.seconds, "failure": failure}
+        trace = finite_json({
+            "backend": self.family, "prompt_version": self.prompt_version, "reply": reply.text,
+            "program": program.code, "calls": outcome.calls, "value": outcome.value,
+            "printed": outcome.printed, "seconds": outcome.seconds, "failure": failure})
         text = answer_text(item, outcome.value) if outcome.ok else ""
         return Response(text=text, meta={"trace": trace, "code_llm": reply.meta})
 

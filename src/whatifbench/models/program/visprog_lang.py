@@ -144,8 +144,19 @@ def to_json(value: Any) -> Any:
     if isinstance(value, list):
         return [to_json(v) for v in value]
     if isinstance(value, Fraction):
-        return int(value) if value.denominator == 1 else float(value)
+        return _number(value)
     return value
+
+
+def _number(value: Fraction) -> int | float:
+    """A whole number stays exact; any other a float (``StepFailure`` when too large for
+    one)."""
+    if value.denominator == 1:
+        return int(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise StepFailure("the value is too large for a number (more than 1.8e308)") from None
 
 
 class Interpreter:
@@ -171,19 +182,19 @@ class Interpreter:
             args = {k: _show(v) for k, v in step.args.items()}
             try:
                 value = self._step(step)
-            except (StepFailure, ToolProblem, ArithmeticProblem, ZeroDivisionError) as exc:
+                shown = to_json(value)
+            except (StepFailure, ToolProblem, ArithmeticProblem, ArithmeticError) as exc:
                 calls.append({"tool": step.name, "line": step.line, "args": args,
                               "error": str(exc)})
                 return Outcome("raise", reason=f"line {step.line} ({step.name}): {exc}",
                                seconds=round(time.monotonic() - started, 6), calls=calls)
             self.state[step.target] = value
             calls.append({"tool": step.name, "line": step.line, "args": args,
-                          "result": to_json(value)})
-            final = value
+                          "result": shown})
+            final = shown
             if step.name == "RESULT":
                 break
-        return Outcome("ok", to_json(final), seconds=round(time.monotonic() - started, 6),
-                       calls=calls)
+        return Outcome("ok", final, seconds=round(time.monotonic() - started, 6), calls=calls)
 
     # -- steps -------------------------------------------------------------------------------
     def _get(self, step: Step, name: str) -> Any:
@@ -263,9 +274,7 @@ class Interpreter:
             return _literal(self.state[name])
 
         value = evaluate_expression(_PLACEHOLDER.sub(fill, expr))
-        if isinstance(value, Fraction):
-            return int(value) if value.denominator == 1 else float(value)
-        return value
+        return _number(value) if isinstance(value, Fraction) else value
 
 
 def _literal(value: Any) -> str:

@@ -19,6 +19,9 @@ Protection, in layers:
   (file size 0), no new processes, few file descriptors, no core dumps, a recursion limit; the
   working folder is an empty folder the parent made. The parent adds the wall-clock timeout and
   kills the worker when it passes.
+- **After running**: whatever the program left behind (a suspended generator whose
+  ``finally:`` still has work) is finalized before the program's ``done``, under its limits,
+  so a reused worker starts each program clean.
 
 Tool calls are proxied: the runtime module's objects send ``{"op": "call"}`` and block until the
 parent answers with ``result`` or ``error``.
@@ -29,6 +32,7 @@ from __future__ import annotations
 import ast
 import builtins
 import ctypes
+import gc
 import hashlib
 import importlib.util
 import inspect
@@ -336,9 +340,6 @@ def run(message: dict[str, Any], runtime: Any) -> dict[str, Any]:
     CHANNEL.calls = 0
     CHANNEL.max_calls = int(limits.get("tool_calls", 200))
     code = compile_program(str(message["code"]))
-    printed = Printed(CHANNEL.cap)
-    glb = restricted_globals(runtime.names(CHANNEL.call), printed)
-    available = runtime.arguments(message.get("args", {}), CHANNEL.call)
     depth = 0
     frame: Any = sys._getframe()
     while frame is not None:
@@ -347,17 +348,37 @@ def run(message: dict[str, Any], runtime: Any) -> dict[str, Any]:
     sys.setrecursionlimit(depth + 40 + int(limits.get("recursion", 200)))
     _set_cpu(float(limits.get("cpu_seconds", 5)))
     try:
-        exec(code, glb)
-        entry = glb.get(str(message.get("entry", "execute_command")))
-        if not callable(entry):
-            raise ProgramError("compile", f"the program defines no function "
-                               f"{message.get('entry')}()")
-        value = entry(**bind(entry, available, getattr(runtime, "ALIASES", {})))
-        result = runtime.to_json(value)
+        reply = _execute(code, message, runtime)
+        # What the program left behind (a generator's ``finally:`` runs when it goes) ends
+        # now, under this program's limits and clock, so the reused worker starts the next
+        # program clean: its objects all died with ``_execute`` but for cycles (its
+        # functions and their globals), which the collector finalizes, globals intact.
+        gc.collect()
     finally:
         _set_cpu(None)
         sys.setrecursionlimit(old_limit)
-    return {"op": "done", "status": "ok", "value": result, "printed": printed.text()}
+    return reply
+
+
+def _execute(code: Any, message: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    """Run the program's entry function; the ``done`` message (a failure's too). Everything
+    the program can reach is made here, so it is gone (or garbage) when this returns."""
+    printed = Printed(CHANNEL.cap)
+    glb = restricted_globals(runtime.names(CHANNEL.call), printed)
+    available = runtime.arguments(message.get("args", {}), CHANNEL.call)
+    name = str(message.get("entry", "execute_command"))
+    try:
+        exec(code, glb)
+        entry = glb.get(name)
+        if not callable(entry):
+            raise ProgramError("compile", f"the program defines no function {name}()")
+        value = entry(**bind(entry, available, getattr(runtime, "ALIASES", {})))
+        return {"op": "done", "status": "ok", "value": runtime.to_json(value),
+                "printed": printed.text()}
+    except EOFError:
+        raise
+    except BaseException as exc:  # noqa: BLE001  (every program failure is reported)
+        return failure(exc)
 
 
 def failure(exc: BaseException) -> dict[str, Any]:
@@ -368,7 +389,10 @@ def failure(exc: BaseException) -> dict[str, Any]:
     where = f" (line {line})" if line else ""
     limit = "memory" if isinstance(exc, MemoryError) else \
         "recursion" if isinstance(exc, RecursionError) else None
-    text = str(exc)[:500]
+    try:
+        text = str(exc)[:500]
+    except Exception as inner:  # noqa: BLE001  (e.g. ValueError(10**5000): no text)
+        text = f"(its message cannot be shown: {type(inner).__name__})"
     if isinstance(exc, MemoryError):
         text = "the program ran out of its memory limit"
     elif isinstance(exc, RecursionError):
@@ -398,6 +422,8 @@ def main() -> None:
         devnull = open(os.devnull, "w")
         sys.stdout = sys.stderr = devnull
         apply_limits(memory_mb)
+        gc.collect()
+        gc.freeze()  # the collection after each program then looks at that program's objects
     except BaseException as exc:  # noqa: BLE001  (reported to the parent)
         send_bytes(json.dumps({"op": "failed", "reason": f"{type(exc).__name__}: {exc}"})
                    .encode())

@@ -62,9 +62,11 @@
   }
 
   const right = (run, k) => run.at[k] >= 0 && run.s.correct[run.at[k]] === "1";
+  // "-": neither right nor wrong (free text graded by a score, or not judged).
+  const graded = (run, k) => run.at[k] >= 0 && run.s.correct[run.at[k]] !== "-";
 
   function outcome(ds, u, run) {
-    const present = u.items.filter((k) => run.at[k] >= 0);
+    const present = u.items.filter((k) => graded(run, k));
     if (!present.length) return null;
     if (u.paired && run.at[u.first] >= 0 && run.at[u.cf] >= 0) {
       return (right(run, u.first) ? "R" : "W") + (right(run, u.cf) ? "R" : "W");

@@ -80,7 +80,9 @@
           h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
           h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))))));
       const eyes = ds.runs.some((run) => run.r.eyes.n > 0);
-      const cols = ["model", "items", "wrong", "parse failures", "errors", "flagged"];
+      const unjudged = ds.runs.some((run) => run.r.counts.not_judged > 0);
+      const cols = ["model", "items", "wrong", ...(unjudged ? ["not judged"] : []),
+        "parse failures", "errors", "flagged"];
       if (eyes) cols.push("believes its eyes");
       out.push(h("table", {class: "counts"}, h("caption", null, "Answers per run"),
         h("thead", null, h("tr", null, cols.map((c) => h("th", null, c)))),
@@ -88,11 +90,19 @@
           const c = run.r.counts;
           const e = run.r.eyes;
           return h("tr", null, h("td", null, run.label),
-            [c.items, c.wrong, c.unparsed, c.errors, c.flagged].map((v, i) =>
-              h("td", {class: "num" + (i >= 2 && v > 0 ? " bad" : "")}, v)),
+            [c.items, c.wrong].map((v) => h("td", {class: "num"}, v)),
+            unjudged ? h("td", {class: "num", title: "free-text answers no judge scored: " +
+              "neither right nor wrong, left out of every accuracy"}, c.not_judged ?? 0) : null,
+            [c.unparsed, c.errors, c.flagged].map((v) =>
+              h("td", {class: "num" + (v > 0 ? " bad" : "")}, v)),
             eyes ? h("td", {class: "num", title: `${e.k} of ${e.n} counterfactual errors`},
               e.n ? `${fmt(e.share, 1)}% (${e.k}/${e.n})` : "–") : null);
         }))));
+      if (unjudged) {
+        out.push(h("p", {class: "note"}, "Not judged = free-text answers (MuCR's Exp) that no " +
+          "judge scored: not counted as wrong and left out of every accuracy; the note under " +
+          "the table below says how to judge them."));
+      }
       if (eyes) {
         out.push(h("p", {class: "note"}, "Believes its eyes = counterfactual errors that " +
           `repeat the ${ds.firstRole || "original"} question's answer, over pairs where that ` +

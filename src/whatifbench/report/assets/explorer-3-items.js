@@ -173,15 +173,20 @@
     if (j < 0) return h("td", {class: "muted"}, "not evaluated");
     const s = run.s;
     const ok = s.correct[j] === "1";
+    const judgement = at(s.judgement, j);
+    const unjudged = judgement && typeof judgement === "object" ? judgement.not_judged : null;
+    const verdict = s.correct[j] !== "-" ? h("span", {class: ok ? "ok" : "bad"}, ok ? "right" :
+      "wrong") : h("span", {class: "muted"}, unjudged ? "not judged" : "graded by its score");
     const parses = Object.entries(s.parses).map(([name, col]) =>
       `${name}: ${str(col[j]) ?? "(none)"}`);
-    const kids = [h("div", null, h("span", {class: ok ? "ok" : "bad"}, ok ? "right" : "wrong"),
+    const kids = [h("div", null, verdict,
       " · answer: ", h("b", {class: "prediction"}, str(s.prediction[j]) ?? "(none)"),
       s.unparsed[j] === "1" ? " · parse failure" : null,
       str(at(s.flag, j)) ? ` · flag: ${str(at(s.flag, j))}` : null)];
     if (str(at(s.error, j)) !== null) {
       kids.push(h("div", {class: "bad"}, "error: ", str(at(s.error, j))));
     }
+    if (unjudged) kids.push(h("div", {class: "note"}, String(unjudged)));
     const u = ds.units[unitOf(ds, k)];
     if (k === u.cf && ds.flags[ds.runs.indexOf(run)][u.index].repeat) {
       kids.push(h("div", {class: "repeat"}, `repeats the ${ds.firstRole} question's answer`));

@@ -21,7 +21,8 @@ ERROR_KINDS = (*[k for k in KINDS if k != "correct"], "unparsed")
 
 def accuracy(samples: Sequence[Sample]) -> dict[str, Any]:
     """``{"accuracy": %, "n": count}``."""
-    return {"accuracy": percent(sum(s.correct for s in samples), len(samples)), "n": len(samples)}
+    hits = sum(bool(s.correct) for s in samples)
+    return {"accuracy": percent(hits, len(samples)), "n": len(samples)}
 
 
 def by_key(samples: Sequence[Sample], key: str, order: Iterable[str]) -> dict[str, Any]:
@@ -58,7 +59,7 @@ def distractor_errors(samples: Sequence[Sample], items: Sequence[Item]) -> dict[
 
 def cello_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
     """Everything ``results.json`` reports for a CELLO run."""
-    hits = sum(s.correct for s in samples)
+    hits = sum(bool(s.correct) for s in samples)
     agree = [s for s in samples if "default" in s.parses and "paper" in s.parses]
     return {
         "accuracy": percent(hits, len(samples)),

@@ -20,15 +20,14 @@ from whatifbench.answers.yesno import extract_yes_no
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
-from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.metrics.stats import percent
-from whatifbench.models.base import Backend
 from whatifbench.report.labels import labeller
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
-from whatifbench.suites.cvqa.prompts import COT_SUFFIX, bind_family, paper_prompt
+from whatifbench.suites.cvqa.prompts import PaperSuite, paper_prompt
 from whatifbench.suites.cvqa.tables import code_llm_tables, paired_table
 from whatifbench.suites.cvqa_real.paper_parser import paper_boolean, paper_number
 
@@ -44,17 +43,12 @@ INSTRUCTIONS = {"number": "Answer with a single number.", "yes-no": "Answer with
 
 
 @register("suite", "cvqa-real")
-class CvqaRealSuite(Suite):
+class CvqaRealSuite(PaperSuite):
     """C-VQA-Real (C-VQA §3.1–3.2): VQAv2 questions with counterfactual presuppositions."""
 
     name = "cvqa-real"
     prompts = ("default", "paper")
-    cot_suffix = COT_SUFFIX
     parsers = PARSERS
-
-    def bind(self, protocol: Protocol, backend: Backend) -> Protocol:
-        """``--prompt paper``: the release's prompt of the backend's model family."""
-        return bind_family(protocol, backend)
 
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
         """The release's prompt for the family, or ours (question + answer-format line)."""

@@ -8,12 +8,11 @@ from typing import Any
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
-from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import by_group, paired_metrics
-from whatifbench.models.base import Backend
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
-from whatifbench.suites.cvqa.prompts import COT_SUFFIX, bind_family, paper_prompt
+from whatifbench.suites.cvqa.prompts import PaperSuite, paper_prompt
 from whatifbench.suites.cvqa.tables import code_llm_tables, paired_table
 
 GROUPS = tuple(f"abs_counting_{k}" for k in range(1, 7))
@@ -21,16 +20,11 @@ INSTRUCTION = "Answer with the option's letter from the given choices directly."
 
 
 @register("suite", "cvqa-synthetic")
-class CvqaSyntheticSuite(Suite):
+class CvqaSyntheticSuite(PaperSuite):
     """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
 
     name = "cvqa-synthetic"
     prompts = ("default", "paper")
-    cot_suffix = COT_SUFFIX
-
-    def bind(self, protocol: Protocol, backend: Backend) -> Protocol:
-        """``--prompt paper``: the release's prompt of the backend's model family."""
-        return bind_family(protocol, backend)
 
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
         """Ours: the release question (options inline) + a letter instruction; or the paper's."""

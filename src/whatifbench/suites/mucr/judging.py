@@ -14,7 +14,8 @@ reply holds no number scores 0 and is counted (``n_judge_failures``; failed call
 the next run). All judge calls go through the run store. When the default (offline) judge cannot
 be used because its extra is not installed and no ``--judge`` was given, Exp is not judged:
 its samples keep ``score`` ``None`` with the reason in ``judgement["not_judged"]``, and the other
-three metrics are computed as usual.
+three metrics are computed as usual. Exp samples are never right or wrong (``correct`` is
+``None``): their grade is ``score``.
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ def grade(samples: Sequence[Sample], items: Sequence[Item], judge: JudgeRuntime)
     if judge.unavailable is not None:  # the default judge's extra is not installed
         reason = not_judged_hint(judge.unavailable)
         for k in todo:
-            out[k] = dataclasses.replace(out[k], score=None, judgement={"not_judged": reason})
+            out[k] = dataclasses.replace(out[k], correct=None, score=None,
+                                         judgement={"not_judged": reason})
         return out
     backend = judge.backend
     if backend.capabilities.generate:
@@ -153,7 +155,7 @@ def grade(samples: Sequence[Sample], items: Sequence[Item], judge: JudgeRuntime)
                     entry["score"] = value
             total += WEIGHTS[p] * entry["score"]
             parts[name] = entry
-        out[k] = dataclasses.replace(out[k], score=round(total, 4), judgement={
+        out[k] = dataclasses.replace(out[k], correct=None, score=round(total, 4), judgement={
             "parts": parts, "flag": explained.flag if explained else "error",
             "judge_failures": failures})
     return out

@@ -107,15 +107,12 @@ class ToolServer:
 
     def crop(self, view: View, left: float, lower: float, right: float, upper: float) -> View:
         """The region of the view's image inside a box given in bottom-left coordinates."""
-        values = [left, lower, right, upper]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                   for v in values):
-            raise ToolProblem(f"crop() takes four numbers, got {values}")
+        left, lower, right, upper = (_finite(v) for v in (left, lower, right, upper))
         width, height = self.ctx.size(view.image)
-        x0, x1 = sorted((max(0.0, min(float(width), float(left))),
-                         max(0.0, min(float(width), float(right)))))
-        y0, y1 = sorted((max(0.0, min(float(height), height - float(upper))),
-                         max(0.0, min(float(height), height - float(lower)))))
+        x0, x1 = sorted((max(0.0, min(float(width), left)),
+                         max(0.0, min(float(width), right))))
+        y0, y1 = sorted((max(0.0, min(float(height), height - upper)),
+                         max(0.0, min(float(height), height - lower))))
         if x1 - x0 < 1 or y1 - y0 < 1:
             raise ToolProblem(f"crop({left}, {lower}, {right}, {upper}) is empty or outside "
                               "the image")
@@ -159,6 +156,9 @@ class ToolServer:
             raise ToolAbort(str(exc)) from None
         except TypeError as exc:
             raise ToolFailure(f"{name}() got bad arguments ({exc})") from None
+        except ArithmeticError as exc:  # numbers the program made too large, divisions by 0
+            raise ToolFailure(f"{name}() cannot use its arguments ({type(exc).__name__}: "
+                              f"{str(exc)[:200]})") from None
 
     def _dispatch(self, name: str, args: list[Any]) -> Any:
         if name == "llm_query":
@@ -185,3 +185,20 @@ class ToolServer:
     def whole(self) -> list[dict[str, Any]]:
         """Every image of the item as a patch description."""
         return [self.desc(self.ctx.full(i)) for i in range(len(self.ctx.paths))]
+
+
+def _finite(value: Any) -> float:
+    """A crop coordinate as a float; ``ToolProblem`` for anything but a finite number (an
+    integer too large for a float included)."""
+    number: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = None
+    if number is None or not math.isfinite(number):
+        shown = repr(value)
+        if len(shown) > 40:
+            shown = f"{shown[:20]}… ({len(shown)} characters)"
+        raise ToolProblem(f"crop() takes four finite numbers, got {shown}")
+    return number
