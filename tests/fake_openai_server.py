@@ -31,7 +31,8 @@ Configuration (a dict, written to a JSON file for the subprocess):
 ``latency`` seconds before each answer; ``schedule`` request number (1-based, counted over all
 POSTs) → fault; ``cycle`` a list of faults applied to requests by number modulo its length;
 faults are ``ok``, ``429`` (with ``Retry-After: retry_after``), ``500``, ``503``, ``400``,
-``401``, ``malformed`` (a 200 whose body is not JSON), ``drop`` (the connection is closed without
+``401``, ``malformed`` (a 200 whose body is not JSON), ``nested`` (a 200 whose body is
+JSON nested 100,000 levels deep), ``drop`` (the connection is closed without
 an answer), ``timeout`` (the answer comes after ``hang`` seconds) and ``drip`` (the answer's
 headers at once, then its body one byte every ``drip`` seconds, so no single read ever waits
 long); ``307`` (a temporary redirect to ``redirect_to``, by default a port where nothing
@@ -236,6 +237,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(int(fault), f"injected {fault}")
         if fault == "307":
             return self._error(307, "moved", {"Location": config["redirect_to"]})
+        if fault == "nested":
+            return self._send(200, b"[" * 100_000 + b"]" * 100_000)
         if fault == "malformed":
             return self._send(200, b'{"choices": [ {"message": ')
         if fault == "huge":

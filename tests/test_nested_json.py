@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from util import make_choice_dataset
@@ -94,3 +95,21 @@ def test_import_hf_with_a_nested_meta_column(tmp_path: Path,
                      str(tmp_path / "out")]) == 2
         _refused(capsys, "row 3", "meta")
         assert not (tmp_path / "out").exists()
+
+
+def test_a_server_reply_nested_too_deep_is_an_item_error(fake_openai: Any) -> None:
+    from whatifbench.models.base import Part, Request, Turn
+    from whatifbench.models.openai_compat.backend import OpenAIBackend
+
+    server = fake_openai({"schedule": {"1": "nested"}})
+    backend = OpenAIBackend("openai:fake-vlm", {"base_url": server.url, "max_retries": 1,
+                                                "backoff": 0.01, "max_connections": 1})
+    requests = [Request(f"q{k}", (Turn("user", (Part(text=f"Question {k}?"),)),))
+                for k in range(2)]
+    got = dict(backend.generate(requests))
+    assert all(r.error is None and r.text for r in got.values())  # retried, then answered
+    assert sum(r.meta["attempts"] for r in got.values()) == 3
+    once = fake_openai({"cycle": ["nested"]})
+    backend = OpenAIBackend("openai:fake-vlm", {"base_url": once.url, "max_retries": 0})
+    [(_, response)] = list(backend.generate(requests[:1]))
+    assert response.error is not None and "not JSON" in response.error

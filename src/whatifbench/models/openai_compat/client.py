@@ -202,7 +202,7 @@ class RetryingClient:
                         value = parse(json.loads(raw))
                         outcome = OK
                         self.balancer.record(time.monotonic() - track.started)
-                    except (ValueError, UnicodeDecodeError):
+                    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep
                         problem = "the server sent a reply that is not JSON"
                     except MalformedReply as exc:
                         problem = f"malformed reply: {exc}"
