@@ -372,6 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = environment(opts)
     print(" | ".join(f"{k} {v}" for k, v in env.items()), flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-gpu-") as tmp:
+        # lmms-eval loads our export through datasets, whose cache can serve rows of an earlier
+        # export with the same file names: a cache of this run's own.
+        os.environ["HF_DATASETS_CACHE"] = str(Path(tmp) / "hf-datasets")
         bench = Bench(opts, Path(tmp))
         items = make_items(bench.root, opts.pairs, opts.limit)
         data = load_dataset(items)

@@ -64,8 +64,8 @@ def test_overview_shows_intervals_ranking_and_counts(page: Any, run_dir: Path,
     _open(page, (run_dir / "report.html").as_uri())
     page.screenshot(path=str(tmp_path / "overview.png"), full_page=True)
     results = _results(run_dir)
-    rows = page.locator("table.results").first.locator("tbody tr")
-    assert rows.count() == len(MODELS)
+    rows = page.locator("table.results").first.locator("tbody tr:not(.ref)")
+    assert rows.count() == len(MODELS)  # then the chance row (tests/test_reference_rows.py)
     first = rows.nth(0).locator("td")
     m = results[0]["metrics"]
     ci = m["ci95"]["original_accuracy"]
@@ -217,7 +217,8 @@ def test_whatif_view_serves_the_same_page_with_full_images(page: Any, run_dir: P
                                         "image/0/images/intervened/000.png"]
         assert all(width == 96 for _, width in srcs)  # the full image, not a thumbnail
         page.click("nav button[data-view=overview]")
-        assert page.locator("table.results").first.locator("tbody tr").count() == len(MODELS)
+        assert page.locator("table.results").first.locator("tbody tr:not(.ref)").count() == len(
+            MODELS)
         for bad in ("image/0/../../../../etc/passwd", "image/0/%2e%2e/card.json",
                     "image/0/card.json", "image/0/items.jsonl", "image/1/images/000.png",
                     "etc/passwd"):
@@ -256,7 +257,8 @@ def test_rank_scores_show_as_a_bar_per_candidate(page: Any, tmp_path: Path) -> N
     assert bars.count() == 2 and answers.first.locator(".scores .bar.chosen").count() == 1
     assert f"{first.scores[0]:.3f}" in answers.first.locator(".scores").inner_text()
     _open(page, (tmp_path / "run" / "report.html").as_uri(), "view=overview")
-    assert page.locator("table.results").count() == 2  # CFMM tables 2 and 3
+    # CFMM tables 2 and 3, then the paired comparison of the two models, overall and by slice
+    assert page.locator("table.results").count() == 4
     headers = page.inner_text("table.counts thead")
     assert "parse failures" in headers
     assert "believes its eyes" not in headers  # two options: a wrong answer is the other one

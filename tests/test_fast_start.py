@@ -86,7 +86,8 @@ def test_help_and_listings_import_no_plugin(args: list[str]) -> None:
 @pytest.mark.parametrize(("args", "module"), [
     (["generate", "cfmm-synthetic", "--help"], "whatifbench.suites.cfmm.generate"),
     (["import", "cello", "--help"], "whatifbench.suites.cello.importer"),
-    (["review", "--help"], "whatifbench.review.command")])
+    (["review", "--help"], "whatifbench.review.command"),
+    (["audit", "--help"], "whatifbench.analysis.audit.command")])
 def test_a_tool_s_help_imports_only_that_tool(args: list[str], module: str) -> None:
     code, modules = _cli_modules(args)
     assert code == 0

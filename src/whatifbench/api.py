@@ -132,7 +132,7 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
 
     def checked(backends: list[Backend]) -> list[tuple[Backend, list[Dataset]]]:
         """``applicable``; backends left with no dataset are closed at once."""
-        chosen = applicable(loaded, backends, defaults, on_skip)
+        chosen = applicable(loaded, backends, defaults, on_skip, options.image_ablation)
         for backend in set(backends) - {b for b, _ in chosen}:
             close(backend)
         return chosen
@@ -169,13 +169,23 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
 
 
 def applicable(datasets: Sequence[Dataset], backends: Sequence[Backend], defaults: bool = False,
-               on_skip: Callable[[str], None] | None = None
+               on_skip: Callable[[str], None] | None = None, ablation: str | None = None
                ) -> list[tuple[Backend, list[Dataset]]]:
-    """Each backend with the datasets it can answer (``Backend.inapplicable``). A pairing that
-    does not apply raises a ``WhatifError`` naming the reason, unless ``defaults``: then it is
-    left out (``on_skip`` hears why) and backends left with no dataset are dropped."""
+    """Each backend with the datasets it can answer (``Backend.inapplicable``), and able to run
+    the image ``ablation`` if one is asked (``Backend.ablation_refusal``). A pairing that does
+    not apply raises a ``WhatifError`` naming the reason, unless ``defaults``: then it is left
+    out (``on_skip`` hears why) and backends left with no dataset are dropped."""
     plan: list[tuple[Backend, list[Dataset]]] = []
     for backend in backends:
+        refused = backend.ablation_refusal(ablation) if ablation else None
+        if refused and defaults:
+            if on_skip:
+                on_skip(f"{backend.spec} is left out: --image-ablation {ablation}: {refused}.")
+            continue
+        if refused:
+            raise WhatifError(
+                f"--image-ablation {ablation} cannot be used with the model {backend.spec}: "
+                f"{refused}. Choose another --model, or another --image-ablation.")
         chosen = []
         for dataset in datasets:
             why = backend.inapplicable(dataset.suite, dataset.card.generator.get("name"))

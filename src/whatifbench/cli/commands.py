@@ -26,6 +26,7 @@ from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
 from whatifbench.report import MAX_IMAGES, REPLY_CHARS
 from whatifbench.report.table import terminal_width
+from whatifbench.runner.ablation import ABLATIONS
 
 if TYPE_CHECKING:
     from whatifbench.runner.results import RunResult
@@ -92,6 +93,10 @@ def add_run(sub: Any) -> None:
                    help="with --prompt paper: release (default: the release script's generation "
                         "call, sampled where it samples, seeded per item from --seed) | greedy "
                         "(the same request, searched greedily)")
+    p.add_argument("--image-ablation", choices=ABLATIONS,
+                   help="replace each question's image: blank (mid-grey, same size), shuffled "
+                        "(another pair's image, seeded by --seed) or none (no image sent); the "
+                        "rows read e.g. 'llava [image: blank]'")
     p.add_argument("--judge", metavar="SPEC",
                    help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
                         "suite's own (MuCR: the offline embedding:all-MiniLM-L6-v2)")
@@ -150,7 +155,8 @@ def run_command(args: argparse.Namespace) -> int:
                         decoding=args.decoding).validate()
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress, judge=args.judge,
-                         judge_args=parse_model_args(args.judge_args))
+                         judge_args=parse_model_args(args.judge_args),
+                         image_ablation=args.image_ablation)
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
@@ -169,7 +175,7 @@ def run_command(args: argparse.Namespace) -> int:
              "not used but computed again.")
     paths = api.write_outputs(out, runs, args.overwrite, [s.root for s in suites],
                               full_replies=args.full_replies)
-    for table in api.tables_for(runs):
+    for table in api.tables_for(runs, slices=False):  # per slice: in report.md and the page
         print()
         print(table.to_text(terminal_width()))
     print(f"\nResults: {paths['results.json']}\nReport:  {paths['report.html']}")
@@ -306,7 +312,7 @@ def report_command(args: argparse.Namespace) -> int:
                       dataset_roots=tuple(Path(d) for d in args.dataset_root))
     paths = api.write_outputs(Path(args.out), runs, args.overwrite, args.runs, sources=sources,
                               options=options, full_replies=args.full_replies)
-    for table in api.tables_for(runs):
+    for table in api.tables_for(runs, options.dataset_roots, slices=False):
         print()
         print(table.to_text(terminal_width()))
     for problem in missing_data(sources, options):

@@ -110,6 +110,8 @@ MANIFEST: tuple[tuple[str, str, str, str], ...] = (
      "MuCR construction: caption pairs → LLM descriptions → candidate pictures → sheet."),
     ("command", "analyze", "whatifbench.analysis.command",
      "Analyses of run results: 'bias' (accuracy drop by image subgroup, C-VQA §4.3)."),
+    ("command", "audit", "whatifbench.analysis.audit.command",
+     "Validity audit: blind baselines per slice and pair rules (can it be passed blind?)."),
     ("command", "export-replies", "whatifbench.suites.cvqa_real.replies",
      "Write a C-VQA-Real run's replies as the release's response CSV (and our paper parse)."),
     ("command", "human", "whatifbench.human.command",

@@ -1,4 +1,5 @@
-"""Paired accuracy: two questions about the same image (original/basic and counterfactual)."""
+"""Paired accuracy: two questions about the same image (original/basic and counterfactual); and
+paired comparisons: two models (or one model with and without its images) on the same items."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from whatifbench.core.suite import Sample
-from whatifbench.metrics.stats import bootstrap_ci, mcnemar_exact, percent
+from whatifbench.metrics.stats import bootstrap_ci, mcnemar_exact, percent, recorded_p
 
 
 @dataclass(frozen=True)
@@ -92,3 +93,39 @@ def by_group(samples: Sequence[Sample], **kwargs: Any) -> dict[str, dict[str, An
     for s in samples:
         groups.setdefault(s.group or "", []).append(s)
     return {g: paired_metrics(groups[g], **kwargs) for g in sorted(groups)}
+
+
+def compare(a: Sequence[bool], b: Sequence[bool], units: Sequence[str]) -> dict[str, Any]:
+    """Two models' correctness on the same items (``a[i]``, ``b[i]``: item i right): their
+    accuracies (%), the difference A − B (points) with a 95 % paired bootstrap interval that
+    resamples ``units`` (an item's pair, so that the questions of a pair stay together), the
+    discordant counts and the exact McNemar p-value over items."""
+    x = np.asarray(a, dtype=bool)
+    y = np.asarray(b, dtype=bool)
+    index: dict[str, int] = {}
+    cluster = np.array([index.setdefault(u, len(index)) for u in units], dtype=int)
+    hits_a = np.bincount(cluster, weights=x, minlength=len(index))
+    hits_b = np.bincount(cluster, weights=y, minlength=len(index))
+    sizes = np.bincount(cluster, minlength=len(index)).astype(float)
+    only_a, only_b = int(np.sum(x & ~y)), int(np.sum(~x & y))
+    n = len(x)
+    if len(set(sizes.tolist())) == 1:  # pairs of one size: one column to resample, not three
+        total = float(sizes.sum())
+        ci = bootstrap_ci([(hits_a - hits_b).astype(np.int8)],
+                          lambda d: 100 * d.sum(axis=-1) / total)
+    else:
+        ci = bootstrap_ci([hits_a, hits_b, sizes], difference_statistic)
+    return {
+        "n_items": n, "n_units": len(index),
+        "accuracy_a": percent(int(x.sum()), n), "accuracy_b": percent(int(y.sum()), n),
+        "difference": round(100.0 * (int(x.sum()) - int(y.sum())) / n, 2) if n else 0.0,
+        "ci95": list(ci),
+        "a_only": only_a, "b_only": only_b,
+        "mcnemar_p": recorded_p(mcnemar_exact(only_a, only_b)),
+    }
+
+
+def difference_statistic(hits_a: np.ndarray, hits_b: np.ndarray, sizes: np.ndarray
+                         ) -> np.ndarray:
+    """Per resample (rows of resampled units): 100 × (A's hits − B's hits) / items."""
+    return 100 * (hits_a.sum(axis=-1) - hits_b.sum(axis=-1)) / sizes.sum(axis=-1)

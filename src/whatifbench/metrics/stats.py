@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -12,6 +14,32 @@ BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 0
 CACHED_RESAMPLES = 1_000_000
 """Index tables up to this many entries (8 MB) are kept for reuse; 16 at most."""
+_INTERVALS = contextvars.ContextVar("bootstrap_intervals", default=True)
+_SHARED: contextvars.ContextVar[dict[tuple[int, int, int], np.ndarray] | None] = (
+    contextvars.ContextVar("shared_resamples", default=None))
+
+
+@contextlib.contextmanager
+def shared_resamples() -> Iterator[None]:
+    """Within this block every resampling table is kept, whatever its size, and reused by the
+    intervals over the same number of units (many comparisons over one set of pairs draw it
+    once); it is freed when the block ends. The intervals do not change."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+@contextlib.contextmanager
+def no_intervals() -> Iterator[None]:
+    """Within this block bootstrap intervals are not drawn (they come out ``(0.0, 0.0)``): for
+    metrics computed only for their values, many times (the reports' chance rows)."""
+    token = _INTERVALS.set(False)
+    try:
+        yield
+    finally:
+        _INTERVALS.reset(token)
 
 
 def percent(hits: int, total: int) -> float:
@@ -48,10 +76,17 @@ def bootstrap_ci(
     resampled columns as 2-D arrays ``(samples, units)`` and returns one value per resample.
     """
     n = len(columns[0])
-    if n == 0:
+    if n == 0 or not _INTERVALS.get():
         return (0.0, 0.0)
-    idx = (_resample_rows(n, samples, seed) if n * samples <= CACHED_RESAMPLES
-           else _draw_rows(n, samples, seed))
+    shared = _SHARED.get()
+    if n * samples <= CACHED_RESAMPLES:
+        idx = _resample_rows(n, samples, seed)
+    elif shared is not None:
+        if (n, samples, seed) not in shared:
+            shared[(n, samples, seed)] = _draw_rows(n, samples, seed)
+        idx = shared[(n, samples, seed)]
+    else:
+        idx = _draw_rows(n, samples, seed)
     values = statistic(*(np.asarray(c)[idx] for c in columns))
     lo, hi = interval_95(values)
     return (round(float(lo), 2), round(float(hi), 2))
@@ -86,15 +121,31 @@ def interval_95(values: np.ndarray) -> tuple[float, float]:
     return float(out[0]), float(out[1])
 
 
+EXACT_INTEGERS = 200
+"""Up to this many discordant items the McNemar tail is summed in integers; above, in floats
+from its largest term (integers grow with the count: a report's comparisons ask for many)."""
+
+
 def mcnemar_exact(only_first: int, only_second: int) -> float:
     """Two-sided exact McNemar p-value from the two discordant counts: the exact binomial test
     of ``only_first`` successes in ``only_first + only_second`` trials at p = 0.5 (the value of
-    ``scipy.stats.binomtest``), computed with integers (no scipy import)."""
+    ``scipy.stats.binomtest``), computed without scipy: in integers for small counts, else as
+    the largest tail term (from ``lgamma``) times the sum of the others' ratios to it."""
     n = only_first + only_second
     if n == 0 or only_first == only_second:
         return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(only_first, only_second) + 1))
-    return min(1.0, 2 * tail / 2**n)
+    m = min(only_first, only_second)
+    if n <= EXACT_INTEGERS:
+        tail = sum(math.comb(n, k) for k in range(m + 1))
+        return min(1.0, 2 * tail / 2**n)
+    ratio, total = 1.0, 1.0
+    for k in range(m, 0, -1):  # C(n, k-1) / C(n, k) = k / (n - k + 1)
+        ratio *= k / (n - k + 1)
+        total += ratio
+        if ratio < 1e-17 * total:
+            break
+    log_top = math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)
+    return min(1.0, 2 * math.exp(log_top - n * math.log(2)) * total)
 
 
 def phi(x: Sequence[bool], y: Sequence[bool]) -> float | None:
@@ -124,6 +175,8 @@ def stratified_bootstrap_ci(
     stratum order, each as a 2-D array ``(samples, units of the stratum)``, and returns one
     value per resample. An empty stratum gives ``(0.0, 0.0)``.
     """
+    if not _INTERVALS.get():
+        return (0.0, 0.0)
     rng = np.random.default_rng(seed)
     resampled: list[np.ndarray] = []
     for columns in strata:
@@ -134,3 +187,23 @@ def stratified_bootstrap_ci(
         resampled += [np.asarray(c)[idx] for c in columns]
     lo, hi = interval_95(statistic(*resampled))
     return (round(float(lo), 2), round(float(hi), 2))
+
+
+def recorded_p(p: float) -> float:
+    """A p-value as results record it: four significant digits (a tiny value keeps its size,
+    unlike a fixed number of decimals)."""
+    return float(f"{p:.4g}")
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (the family-wise error rate over the tests), in the
+    given order: the k-th smallest p is multiplied by ``m − k + 1``, made non-decreasing in that
+    order and capped at 1 (``statsmodels.stats.multitest.multipletests(method="holm")``)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * float(pvalues[i])))
+        adjusted[i] = running
+    return adjusted

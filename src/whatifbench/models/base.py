@@ -183,6 +183,9 @@ class Backend(ABC):
     uses_gpu = False
     """True for backends that run a network on their own machine (``hf:``): with
     ``--executor ray`` each actor then reserves a GPU when the cluster has GPUs."""
+    reads_images = True
+    """False for reference models whose answers never depend on the image (``builtin:random``,
+    ``builtin:constant`` …): an image ablation of them would measure nothing and is refused."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         self.spec = spec
@@ -233,6 +236,21 @@ class Backend(ABC):
         if not suites:
             return "it answers no benchmark's questions"
         return f"it answers only {', '.join(sorted(suites))} items, not {suite} ones"
+
+    def needs_image(self) -> str | None:
+        """Why this backend cannot answer a question sent without its image
+        (``--image-ablation none``), as the end of a sentence; ``None`` when it can (the
+        default: the question's text alone is a valid request)."""
+        return None
+
+    def ablation_refusal(self, kind: str) -> str | None:
+        """Why ``--image-ablation KIND`` cannot be run with this backend, as the end of a
+        sentence; ``None`` when it can. ``whatif run`` refuses such a pairing before any work
+        (and leaves such default models out)."""
+        if not type(self).reads_images:
+            return ("its answers never depend on the image, so an image ablation would measure "
+                    "nothing")
+        return self.needs_image() if kind == "none" else None
 
     def applies_to(self, suite: str, generator: str | None = None) -> bool:
         """True when this backend can answer the items of ``suite`` (see ``inapplicable``)."""

@@ -107,18 +107,20 @@ def agreement_table(majority: RunResult) -> Table:
 
 
 def outcomes(run: RunResult) -> dict[str, bool]:
-    """Per unit, right or wrong, for the model-vs-humans comparison (``UNITS``)."""
+    """Per unit, right or wrong, for the model-vs-humans comparison (``UNITS``); free-text items
+    (``correct`` is ``None``: graded, or not judged) are no unit."""
+    scored = [s for s in run.samples if s.correct is not None]
     if run.suite == "cfmm":
         pairs: dict[str, list[bool]] = {}
-        for s in run.samples:
+        for s in scored:
             if s.pair_id is not None:
-                pairs.setdefault(s.pair_id, []).append(s.correct)
+                pairs.setdefault(s.pair_id, []).append(bool(s.correct))
         return {p: all(v) for p, v in pairs.items() if len(v) == 2}
     if run.suite.startswith("cvqa"):
-        return {s.item_id: s.correct for s in run.samples if s.role == "counterfactual"}
+        return {s.item_id: bool(s.correct) for s in scored if s.role == "counterfactual"}
     if run.suite == "mucr":
-        return {s.item_id: s.correct for s in run.samples if s.group in ("c2e", "e2c", "cue")}
-    return {s.item_id: s.correct for s in run.samples if s.score is None}
+        return {s.item_id: bool(s.correct) for s in scored if s.group in ("c2e", "e2c", "cue")}
+    return {s.item_id: bool(s.correct) for s in scored}
 
 
 def versus_table(models: Sequence[RunResult], humans: RunResult) -> Table | None:

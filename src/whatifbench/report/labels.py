@@ -1,6 +1,6 @@
 """Row labels that say what a row is: the model's display name plus the protocol facts that
 differ between the runs shown together (strategy, prompt, parser, layout, answer mode, judge,
-selection, backend arguments)."""
+selection, backend arguments), and always the image ablation of an ablated run."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from whatifbench.runner.ablation import ablation_of
 from whatifbench.runner.results import RunResult
 
 PROTOCOL_FACTS = ("prompt", "strategy", "answer_mode", "image_layout", "parser", "score_by",
@@ -99,8 +100,9 @@ def differing(runs: Sequence[RunResult]) -> list[str]:
 
 
 def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]:
-    """One label per run: ``name [strategy=cot, parser=paper]``; runs that no fact tells apart
-    get ``#1``, ``#2`` … ``skip`` names facts the table shows in a column of its own."""
+    """One label per run: ``name [strategy=cot, parser=paper]``, an image-ablated run always
+    ``name [image: blank]``; runs that no fact tells apart get ``#1``, ``#2`` … ``skip`` names
+    facts the table shows in a column of its own."""
     models = [r for r in runs if not is_human(r)]
     every = differing(models)
     names = [k for k in every if k not in skip]
@@ -113,10 +115,13 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
             keys.append((model_name(run),))
             continue
         facts = _facts(run)
+        ablated = ablation_of(run.spec)
         shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)]
+        if ablated:  # always named, even when every run shown is ablated
+            shown.insert(0, f"image: {ablated}")
         name = model_name(run)
         labels.append(f"{name} [{', '.join(shown)}]" if shown else name)
-        keys.append((name, *(_show(facts.get(k)) for k in every)))
+        keys.append((name, str(ablated), *(_show(facts.get(k)) for k in every)))
     seen: dict[tuple[str, ...], int] = {}
     out = []
     for label, key in zip(labels, keys, strict=True):

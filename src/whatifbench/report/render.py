@@ -13,12 +13,18 @@ from typing import Any
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.report import REPLY_CHARS
+from whatifbench.report.comparisons import (
+    comparison_tables,
+    comparisons_json,
+    comparisons_payload,
+)
 from whatifbench.report.errors import mark_errors
 from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import distinct_datasets, run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
 from whatifbench.report.programs import program_failure_table
+from whatifbench.report.reference import CHANCE, references, with_references
 from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
@@ -31,22 +37,30 @@ TABLES = "tables"
 """Folder beside report.md with every table as CSV and LaTeX."""
 
 
-def tables_for(runs: Sequence[RunResult]) -> list[Table]:
+def tables_for(runs: Sequence[RunResult], roots: Sequence[Path] = (),
+               slices: bool = True) -> list[Table]:
     """Each suite's tables over the runs of each dataset (datasets and runs in first-seen
-    order), with backend errors marked in each (``report.errors``); datasets of one name are
-    told apart by their hash (``labels.distinct_datasets``)."""
+    order), with backend errors marked in each (``report.errors``), reference rows
+    (``report.reference``; ``roots``: where moved datasets are) and the paired comparisons
+    (``report.comparisons``; ``slices``: also per slice); datasets of one name are told apart by
+    their hash (``labels.distinct_datasets``)."""
     return [t for group in shown_together(distinct_datasets(runs))
-            for t in dataset_tables(group)]
+            for t in dataset_tables(group, roots, slices)]
 
 
-def dataset_tables(runs: Sequence[RunResult]) -> list[Table]:
+def dataset_tables(runs: Sequence[RunResult], roots: Sequence[Path] = (),
+                   slices: bool = True) -> list[Table]:
     """The tables of the runs of one dataset: the suite's, then program outcomes (if any), then
-    the human baseline's (``report.human``: people's rows come after the models), each with the
-    runs' backend errors marked."""
+    the human baseline's (``report.human``: people's rows come after the models), then the
+    paired comparisons of the models (``report.comparisons``; ``slices``: also per slice), each
+    with the runs' backend errors marked; the chance and blind rows added to every table of
+    runs (``report.reference``; ``roots``: where moved datasets are)."""
     runs = humans_last(runs)
     suite_tables = [note_humans(t, runs) for t in get_suite(runs[0].suite).tables(runs)]
-    return [mark_errors(t, runs)
-            for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs))]
+    marked = [mark_errors(t, runs)
+              for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs),
+                        *comparison_tables(runs, slices))]
+    return with_references(marked, runs, roots)
 
 
 def runs_table(sources: Sequence[Source]) -> Table:
@@ -65,12 +79,15 @@ def runs_table(sources: Sequence[Source]) -> Table:
 
 def results_json(runs: Sequence[RunResult], run_id: str | None = None,
                  samples_sha256: str | None = None) -> str:
-    """The text of ``results.json``: ``{"run_id": ..., "samples_sha256": ..., "runs": [...]}``
-    (``samples_sha256``: ``runner.results.samples_digest`` of the ``samples.jsonl`` beside it)."""
+    """The text of ``results.json``: ``{"run_id": ..., "samples_sha256": ..., "runs": [...],
+    "comparisons": [...]}`` (``samples_sha256``: ``runner.results.samples_digest`` of the
+    ``samples.jsonl`` beside it; ``report.comparisons.comparisons_json``: every two runs of a
+    dataset, and multimodal gains)."""
     head: dict[str, Any] = {"run_id": run_id} if run_id is not None else {}
     if samples_sha256 is not None:
         head["samples_sha256"] = samples_sha256
-    return json.dumps({**head, "runs": [r.to_json() for r in runs]}, indent=2,
+    return json.dumps({**head, "runs": [r.to_json() for r in runs],
+                       "comparisons": comparisons_json(runs)}, indent=2,
                       ensure_ascii=False) + "\n"
 
 
@@ -122,8 +139,11 @@ def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> d
     sources = sorted(sources, key=lambda s: position[id(s.run)])
 
     def per_dataset(runs: list[RunResult]) -> dict[str, Any]:
-        tables = dataset_tables(runs)
-        return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs)}
+        tables = dataset_tables(runs, options.dataset_roots)
+        chance = references(runs, options.dataset_roots).headline
+        return {"tables": [t.to_json() for t in tables], "figures": _figure_entries(runs),
+                "comparisons": comparisons_payload(runs),
+                "reference": [{"label": CHANCE, "value": chance}] if chance is not None else []}
 
     shown = distinct_datasets([src.run for src in sources])
     return build_payload([replace(src, run=run) for src, run in zip(sources, shown, strict=True)],
@@ -170,7 +190,7 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     ``REPLY_CHARS`` of one reply unless ``full_replies``.
     """
     sources = list(sources) if sources is not None else fresh(runs)
-    tables = tables_for(runs)
+    tables = tables_for(runs, options.dataset_roots)
     run_id = new_run_id()
     names = ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json", TABLES)
     md = "# whatifbench results\n\n" + "\n\n".join(

@@ -87,11 +87,14 @@ class Table:
     """Lines printed under the table."""
     unit: str = "items"
     """What ``Cell.n`` counts (``pairs``, ``items``), for the n annotations."""
+    reference_rows: int = 0
+    """The last rows are this many reference rows (chance, blind: ``report.reference``), not
+    runs; the page sets them apart."""
 
     # -- n annotations -------------------------------------------------------------------------
     def _column_ns(self) -> dict[int, set[int]]:
         found: dict[int, set[int]] = {}
-        for row in self.rows:
+        for row in self.rows[:len(self.rows) - self.reference_rows]:
             for i, cell in enumerate(row):
                 if isinstance(cell, Cell) and cell.n is not None:
                     found.setdefault(i, set()).add(cell.n)
@@ -200,6 +203,7 @@ class Table:
         varying = self.n_in_cells()
         return {"title": self.title, "columns": names, "groups": [list(s) for s in spans],
                 "notes": list(notes), "n_in_cells": sorted(varying),
+                "ref": self.reference_rows,
                 "rows": [[c.to_json() if isinstance(c, Cell) else c for c in row]
                          for row in self.rows]}
 

@@ -104,7 +104,10 @@ def to_latex(table: Table) -> str:
         lines.append(" ".join(rules))
     lines.append(" & ".join(latex_escape(c) for c in names) + r" \\")
     lines.append(r"\midrule")
-    for row in table.rows:
+    first_reference = len(table.rows) - table.reference_rows
+    for k, row in enumerate(table.rows):
+        if k == first_reference and k:
+            lines.append(r"\midrule")  # the reference rows (chance, blind) set apart
         lines.append(" & ".join(_latex_cell(c, i in varying) for i, c in enumerate(row))
                      + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]

@@ -22,6 +22,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.metrics.program import program_metrics
 from whatifbench.models.base import Backend, Request, Response
 from whatifbench.models.decoding import applies_decoding
+from whatifbench.runner.ablation import ImageAblation, ablate
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.runner.requests import (
@@ -52,6 +53,9 @@ class RunOptions:
     """Judge backend spec for free-text answers (``None``: the suite's default judge)."""
     judge_args: dict[str, Any] = field(default_factory=dict)
     """Arguments of the judge backend (``--judge-arg key=value``)."""
+    image_ablation: str | None = None
+    """Replace the questions' images: ``blank`` (mid-grey, same size), ``shuffled`` (another
+    pair's, seeded by ``seed``) or ``none`` (no image sent); see ``runner.ablation``."""
 
 
 def get_suite(name: str) -> Suite:
@@ -88,6 +92,13 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     """Evaluate ``dataset`` with ``backend``; every response is stored as it arrives."""
     started = time.monotonic()
     suite = get_suite(dataset.suite)
+    ablation = (ImageAblation(options.image_ablation, options.seed)
+                if options.image_ablation else None)
+    if ablation is not None:
+        refused = backend.ablation_refusal(ablation.kind)
+        if refused:
+            raise WhatifError(f"--image-ablation {ablation.kind} cannot be used with the model "
+                              f"{backend.spec}: {refused}.")
     protocol = resolve_protocol(suite, protocol, backend)
     mode = protocol.answer_mode or suite.default_answer_mode
     if mode == "rank" and not backend.capabilities.rank:
@@ -117,6 +128,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     found: dict[int, Response] = {}
     if protocol.strategy == "ccot":
         first = [builder.describe_request(item) for item in items]
+        if ablation is not None:
+            first = ablate(first, ablation)
         answers = _fetch(backend, "generate", first, store, counts, options,
                          f"describe {dataset.card.name}")
         descriptions = {item.id: answers[i].text for i, item in enumerate(items)}
@@ -125,6 +138,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
                  for i, a in enumerate(answers) if a.error is not None}
 
     requests = [builder.build(item, descriptions.get(item.id)) for item in items]
+    if ablation is not None:
+        requests = ablate(requests, ablation)
     _check_images(backend, requests, protocol)
     modes = [answer_mode_for(mode, item) for item in items]
     for m in sorted(set(modes)):  # free-text items are generated even in rank mode
@@ -158,6 +173,8 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         "whatifbench": __version__,
         "git_revision": git_revision(),
     }
+    if ablation is not None:
+        spec["image_ablation"] = ablation.to_json()
     described = judge.describe()
     if described is not None:
         spec["judge"] = described

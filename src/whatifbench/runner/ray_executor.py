@@ -83,6 +83,11 @@ class RayBackend(Backend):
         """The real backend's answer (it may depend on its arguments), asked of an actor."""
         return self.pool.inapplicable(suite, generator)
 
+    def ablation_refusal(self, kind: str) -> str | None:
+        """The real backend's answer, as an actor reported it."""
+        found = self.pool.identity.get("ablation_refusals") or {}
+        return found.get(kind)
+
     def close(self) -> None:
         """End the actors."""
         self.pool.close()

@@ -21,6 +21,7 @@ from typing import Any
 from whatifbench import __version__
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Response, Turn
+from whatifbench.runner.ablation import ABLATIONS
 
 CONTENT_NAME = re.compile(r"[0-9a-f]{64}(\.[A-Za-z0-9]{1,8})?")
 
@@ -107,7 +108,9 @@ class BackendWorker:
             out.update(describe=self.backend.describe(),
                        cache_identity=self.backend.cache_identity(),
                        capabilities=asdict(self.backend.capabilities),
-                       execution_args=sorted(self.backend.execution_args))
+                       execution_args=sorted(self.backend.execution_args),
+                       ablation_refusals={kind: self.backend.ablation_refusal(kind)
+                                          for kind in ABLATIONS})
         return out
 
     def run(self, batch: Batch) -> Answered | Missing | Refused:

@@ -15,6 +15,7 @@ class RandomBackend(ProgramBackend):
     """Uniformly random answers, seeded per item (-M seed=N, default 0)."""
 
     arg_names = frozenset({"delay", "seed"})
+    reads_images = False
 
     def answer(self, item: Item, request: Request) -> str | None:
         u = seeded_unit(self.args.get("seed", 0), item.id)
@@ -32,6 +33,7 @@ class ConstantBackend(ProgramBackend):
     """Always the first option (``yes`` for yes/no, ``1`` for counts)."""
 
     arg_names = frozenset({"delay"})
+    reads_images = False
 
     def answer(self, item: Item, request: Request) -> str | None:
         if item.kind == "choice":
@@ -49,6 +51,7 @@ class IgnorePremiseBackend(ProgramBackend):
 
     arg_names = frozenset({"delay"})
     suites = frozenset({"cvqa-synthetic", "cvqa-real", "cfmm"})
+    reads_images = False  # its "perfect eyes" are the items' own answers
 
     @property
     def version(self) -> str:

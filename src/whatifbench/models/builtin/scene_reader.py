@@ -44,6 +44,10 @@ class SceneReaderBackend(ProgramBackend):
         """It reads only pictures drawn by whatifbench's own scene generators."""
         return scene_generators_reason(suite, generator)
 
+    def needs_image(self) -> str | None:
+        """It reads every answer from the picture."""
+        return "it reads every answer from the picture and needs one in every request"
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._scenes: OrderedDict[tuple[str, int, int, str], Scene] = OrderedDict()

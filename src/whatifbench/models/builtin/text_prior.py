@@ -49,6 +49,7 @@ class TextPriorBackend(ProgramBackend):
     """Answers from the question text alone: leaked option, else the most frequent option."""
 
     arg_names = frozenset({"delay", "seed"})
+    reads_images = False
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
         super().__init__(spec, args)

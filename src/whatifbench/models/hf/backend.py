@@ -28,6 +28,10 @@ def _package_version(name: str) -> str:
         return "none"
 
 
+IMAGE_REQUIRED_TYPES = frozenset({"paligemma", "blip-2", "instructblip"})
+"""Model types whose generation needs pixel values: ``--image-ablation none`` is refused."""
+
+
 @register("backend", "hf", "a local transformers vision-language checkpoint (or a text-only "
           "causal LM, e.g. a code LLM): hf:PATH")
 class HFBackend(Backend):
@@ -58,6 +62,13 @@ class HFBackend(Backend):
             f"torch{_package_version('torch')}",
         ])
         self._loaded: Loaded | None = None
+
+    def needs_image(self) -> str | None:
+        """PaliGemma and the BLIP-2 family compute every answer from image features."""
+        if self.model_type in IMAGE_REQUIRED_TYPES:
+            return (f"a {self.model_type} checkpoint computes every answer from image "
+                    "features and cannot be asked without an image")
+        return None
 
     @property
     def version(self) -> str:

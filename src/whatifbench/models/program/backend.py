@@ -198,6 +198,10 @@ class CodeBackend(Backend):
         """The execution limits (the sandbox's, for Python programs)."""
         return None
 
+    def needs_image(self) -> str | None:
+        """Its programs call perception tools on the picture."""
+        return "its programs call perception tools on the picture and need one in every request"
+
     def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
         """Any suite with a detector; oracle perception only the generated suites."""
         if isinstance(self.toolbox.perception, OraclePerception):

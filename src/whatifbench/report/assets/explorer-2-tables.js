@@ -41,8 +41,9 @@
     }
     head.push(h("tr", null, t.columns.map((c) => h("th", {title: glossary(c)}, c))));
     const inCells = new Set(t.n_in_cells);
-    const body = t.rows.map((row) => h("tr", null, row.map((c, i) =>
-      i === 0 ? h("td", null, c) : cellNode(c, inCells.has(i)))));
+    const firstRef = t.rows.length - (t.ref || 0);  // reference rows (chance, blind) come last
+    const body = t.rows.map((row, r) => h("tr", {class: r >= firstRef ? "ref" : null},
+      row.map((c, i) => i === 0 ? h("td", null, c) : cellNode(c, inCells.has(i)))));
     return h("div", {class: "table"},
       h("table", {class: "results"}, h("caption", null, t.title), h("thead", null, head),
         h("tbody", null, body)),
@@ -78,7 +79,10 @@
         h("tbody", null, rank.rows.map((r, i) => h("tr", null, h("td", null,
           r.human ? "human" : i + 1),
           h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
-          h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))))));
+          h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))),
+        (ds.d.reference || []).map((r) => h("tr", {class: "ref"}, h("td", null, ""),
+          h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
+          h("td", {class: "num"}, "–"))))));
       const eyes = ds.runs.some((run) => run.r.eyes.n > 0);
       const unjudged = ds.runs.some((run) => run.r.counts.not_judged > 0);
       const cols = ["model", "items", "wrong", ...(unjudged ? ["not judged"] : []),

@@ -209,6 +209,15 @@
     return h("td", {class: "answer"}, kids);
   }
 
+  const ABLATED = {blank: "saw a mid-grey image of the same size instead of the one shown",
+    shuffled: "saw the image of another pair instead of the one shown",
+    none: "was sent the question without its image"};
+  function ablationNote(run) {
+    const ablation = run.r.spec && run.r.spec.image_ablation;
+    if (!ablation || !ablation.kind) return null;
+    return h("div", {class: "muted ablation"}, ABLATED[ablation.kind] || `image: ${ablation.kind}`);
+  }
+
   function pairView(ds, u) {
     const list = filtered(ds);
     const pos = list.indexOf(u);
@@ -265,8 +274,8 @@
       h("div", {class: "muted"}, `${str(it.id[k])} · ${str(it.group[k]) ?? ""}`),
       it.provenance[k] ? h("details", null, h("summary", null, "provenance"),
         text(pretty(it.provenance[k]))) : null)));
-    const modelRows = ds.runs.map((run) => h("tr", {class: "model"}, h("th", null, run.label),
-      u.items.map((k) => answerNode(ds, k, run))));
+    const modelRows = ds.runs.map((run) => h("tr", {class: "model"},
+      h("th", null, run.label, ablationNote(run)), u.items.map((k) => answerNode(ds, k, run))));
     return [head, h("div", {class: "images"}, pictures),
       h("table", {class: "pair", id: "pair-view"},
         h("thead", null, h("tr", null, h("th", null, ""), roles.map((r) =>

@@ -32,12 +32,40 @@
           h("tr", null, h("th", null, `A right (${a.label})`), cell("RR"), cell("RW")),
           h("tr", null, h("th", null, "A wrong"), cell("WR"), cell("WW")))));
     }
+    out.push(...pairedStats(ds, ds.runs.indexOf(a), ds.runs.indexOf(b)));
     const differ = ds.units.filter((u) => u.items.some((k) =>
       a.at[k] >= 0 && b.at[k] >= 0 && right(a, k) !== right(b, k)));
     out.push(h("p", null, h("b", {id: "disagree-count"}, String(differ.length)),
       ` ${ds.firstRole ? "pairs" : "units"} where A and B disagree on at least one question.`));
     out.push(unitList(ds, differ.slice(0, Math.max(PAGE, Number(state.shown) || PAGE))));
     return out;
+  }
+
+  // The recorded paired comparison of runs ia and ib (results.json "comparisons"), A − B.
+  function pairedStats(ds, ia, ib) {
+    const found = (ds.d.comparisons || []).find((c) => !c.gain &&
+      ((c.a === ia && c.b === ib) || (c.a === ib && c.b === ia)));
+    if (ia === ib || !found) return [];
+    const flip = found.a !== ia;  // recorded as B vs A: negate
+    const diff = (c) => (flip ? -c.difference : c.difference);
+    const ci = (c) => (flip ? [-c.ci95[1], -c.ci95[0]] : c.ci95);
+    const p = (v) => (v < 0.001 ? "<0.001" : v.toFixed(3));
+    const row = (name, c) => h("tr", null, h("td", null, name), h("td", {class: "num"}, c.n_items),
+      h("td", {class: "num"}, fmt(flip ? c.accuracy_b : c.accuracy_a, 1)),
+      h("td", {class: "num"}, fmt(flip ? c.accuracy_a : c.accuracy_b, 1)),
+      h("td", {class: "num" + (c.p_holm < 0.05 ? " sig" + (diff(c) > 0 ? " up" : "") : "")},
+        signed(diff(c), 1)),
+      h("td", {class: "num"}, `${signed(ci(c)[0], 1)} to ${signed(ci(c)[1], 1)}`),
+      h("td", {class: "num"}, p(c.mcnemar_p)), h("td", {class: "num"}, p(c.p_holm)));
+    return [h("table", {class: "results stats", id: "paired-stats"},
+      h("caption", null, "Paired comparison: A − B"),
+      h("thead", null, h("tr", null, ["slice", "items", "A %", "B %", "A − B", "95% interval",
+        "p", "p (Holm)"].map((c) => h("th", null, c)))),
+      h("tbody", null, row("all", found),
+        (found.by_slice || []).map((sl) => row(`${sl.key}: ${sl.value}`, sl)))),
+    h("p", {class: "note"}, "A − B in points on the items both runs scored, 95% paired " +
+      "bootstrap interval over pairs; p = exact McNemar test; Holm-adjusted over every " +
+      "comparison of this dataset (the slices over every slice comparison).")];
   }
 
   // -- runs -----------------------------------------------------------------------------------

@@ -1,0 +1,123 @@
+"""``audit_dataset``: what a score on a dataset can mean, computed once per dataset and cached.
+
+The result is the JSON object ``whatif audit --json`` prints: ``dataset`` (what was audited),
+``blind`` (the combined blind accuracy beside chance, with each baseline's own figure),
+``slices`` (per key and value) and ``pairs`` (pair rules). The cached copy also holds
+``per_item`` (ids, blind right/wrong, chance), so that other slices (``--by``) and the reports'
+tables need no second audit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from whatifbench.analysis.audit.baselines import BASELINES, blind_baselines
+from whatifbench.analysis.audit.chance import chance_per_item
+from whatifbench.analysis.audit.features import build_features
+from whatifbench.analysis.audit.pairs import pair_rules
+from whatifbench.analysis.audit.slices import check_keys, slice_keys, slices, summary
+from whatifbench.analysis.audit.store import AUDIT_VERSION, load_audit, save_audit
+from whatifbench.analysis.audit.text import closed_choices
+from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.item import Item
+from whatifbench.errors import WhatifError
+from whatifbench.metrics.stats import percent, wilson_ci
+
+MIN_PAIRS = 3
+"""Fewer pairs (or unpaired items) than this cannot be cross-validated."""
+METHOD = ("{folds}-fold cross-validation grouped by pair (an original and its counterfactual "
+          "never straddle folds); the combination takes the baseline that scored best inside "
+          "the training folds (nested cross-validation), a group's own best where it is clearly "
+          "better there; the test fold never chooses")
+PUBLIC = ("dataset", "blind", "slices", "pairs")
+"""The keys ``--json`` prints (the cache holds ``per_item`` too)."""
+
+
+def audited(item: Item) -> bool:
+    """Items a blind guess can be scored on: options, yes/no, or a number (exact match). Free
+    text is judged by similarity, so guessing it by exact match says nothing; it is left out."""
+    return bool(closed_choices(item)) or item.kind == "number"
+
+
+def audit_items(items: Sequence[Item]) -> dict[str, Any]:
+    """Blind baselines, slices (default keys) and pair rules of ``items`` (no ``dataset``
+    part); raises ``WhatifError`` when too few items can be audited."""
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        raise WhatifError('The audit needs scikit-learn: pip install "whatifbench[audit]".') \
+            from None
+    chosen = [item for item in items if audited(item)]
+    keys = [item.pair_id or f"item:{item.id}" for item in chosen]
+    if len(set(keys)) < MIN_PAIRS:
+        raise WhatifError(
+            f"The dataset has {len(set(keys))} pair(s) of items a blind guess can be scored on "
+            f"(options, yes/no or numbers); the audit cross-validates over pairs and needs at "
+            f"least {MIN_PAIRS}. Audit a larger dataset.")
+    result = blind_baselines(build_features(chosen), keys, [i.group or "" for i in chosen])
+    right = result.combined
+    overall = summary(chosen, right)
+    folds = int(result.folds.max()) + 1
+    baselines = {}
+    for name in BASELINES:
+        hits = int(result.correct[name].sum())
+        baselines[name] = {"accuracy": percent(hits, len(chosen)),
+                           "interval": list(wilson_ci(hits, len(chosen)))}
+    return {
+        "blind": {"accuracy": overall["blind"], "chance": overall["chance"],
+                  "n": overall["n"], "interval": overall["interval"],
+                  "flagged": overall["flagged"], "method": METHOD.format(folds=folds),
+                  "folds": folds, "baselines": baselines,
+                  "chosen": result.chosen},
+        "slices": slices(chosen, right, slice_keys(chosen)),
+        "pairs": pair_rules(items),
+        "per_item": {"ids": [i.id for i in chosen], "blind": [int(x) for x in right],
+                     "chance": [round(c, 6) for c in chance_per_item(chosen)]},
+    }
+
+
+def _dataset_part(ds: Dataset) -> dict[str, Any]:
+    """What was audited: the dataset's identity and how many items were left out."""
+    left_out = sum(1 for item in ds.items if not audited(item))
+    return {"name": ds.card.name, "suite": ds.card.suite, "path": str(ds.root),
+            "generator": ds.card.generator, "items_sha256": ds.items_sha256,
+            "items": len(ds.items), "audited": len(ds.items) - left_out,
+            "left_out_free_text": left_out, "audit_version": AUDIT_VERSION}
+
+
+def audit_dataset(path: str | Path, by: Sequence[str] = (), refresh: bool = False,
+                  ) -> dict[str, Any]:
+    """The audit of the dataset at ``path`` (the ``--json`` object), from the cache when this
+    audit version has seen the same ``items.jsonl``; ``by`` adds slices by other keys."""
+    ds = load_dataset(path, check_images=False)
+    check_keys(ds.items, by, str(ds.root))
+    cached = None if refresh else load_audit(ds.items_sha256)
+    if cached is None or not _usable(cached):
+        cached = {"dataset": _dataset_part(ds), **audit_items(ds.items)}
+        save_audit(ds.items_sha256, cached)
+    result = {key: cached[key] for key in PUBLIC}
+    result["dataset"] = {**cached["dataset"], "path": str(ds.root), "name": ds.card.name}
+    extra = [k for k in by if k not in {s["key"] for s in result["slices"]}]
+    if extra:
+        per_item = cached["per_item"]
+        index = {item.id: item for item in ds.items}
+        chosen = [index[i] for i in per_item["ids"]]
+        right = np.array(per_item["blind"], dtype=bool)
+        result["slices"] = result["slices"] + slices(chosen, right, extra)
+    return result
+
+
+def _usable(cached: dict[str, Any]) -> bool:
+    """A cached audit has every part this version writes."""
+    per_item = cached.get("per_item")
+    return all(k in cached for k in PUBLIC) and isinstance(per_item, dict) \
+        and all(isinstance(per_item.get(k), list) for k in ("ids", "blind"))
+
+
+def flagged_slices(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The flagged slices of an audit result."""
+    return [s for s in result["slices"] if s.get("flagged")]

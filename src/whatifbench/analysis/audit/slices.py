@@ -1,0 +1,114 @@
+"""Slices: blind accuracy beside chance for each value of a key (template, category, task type,
+role, group, or any ``meta`` key), with a 95 % interval and a flag when guessing blind clearly
+beats chance."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from whatifbench.analysis.audit.chance import chance_per_item
+from whatifbench.core.item import Item
+from whatifbench.errors import WhatifError
+from whatifbench.metrics.stats import percent, wilson_ci
+
+DEFAULT_KEYS = ("template", "category", "task_type", "type", "group", "role")
+"""Keys sliced by default, when the items have them; a key that splits the items exactly as an
+earlier one does (C-VQA-Synthetic's group and template) is shown once."""
+ITEM_KEYS = ("group", "role", "kind")
+"""Keys read from the item's fields; every other key is read from ``meta``."""
+MIN_N = 60
+"""A slice needs this many items to be flagged."""
+MARGIN = 5.0
+"""... blind accuracy more than this many points above chance ..."""
+
+
+def slice_value(item: Item, key: str) -> str | None:
+    """The item's value for ``key`` as text (``None`` when it has none)."""
+    value: Any = getattr(item, key) if key in ITEM_KEYS else item.meta.get(key)
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def available_keys(items: Sequence[Item]) -> list[str]:
+    """Every key the items can be sliced by: item fields and ``meta`` keys."""
+    keys = {k for k in ITEM_KEYS if any(getattr(i, k) is not None for i in items)}
+    keys.update(k for i in items for k in i.meta)
+    return sorted(keys)
+
+
+def check_keys(items: Sequence[Item], keys: Sequence[str], source: str) -> None:
+    """Refuse a ``--by`` key that no item has, naming the keys there are."""
+    known = available_keys(items)
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        raise WhatifError(
+            f"No item of {source} has the key {unknown[0]!r} to slice by. Pass --by one of: "
+            f"{', '.join(known)}.")
+
+
+def _partition(items: Sequence[Item], key: str) -> tuple[tuple[int, ...], ...]:
+    """The items grouped by their value of ``key`` (as index tuples, for comparing keys)."""
+    groups: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        value = slice_value(item, key)
+        if value is not None:
+            groups.setdefault(value, []).append(index)
+    return tuple(sorted(tuple(g) for g in groups.values()))
+
+
+def slice_keys(items: Sequence[Item], extra: Sequence[str] = ()) -> list[str]:
+    """The default keys the items have (each partition once, a single value left out), then the
+    ``extra`` keys asked for."""
+    chosen: list[str] = []
+    seen: set[tuple[tuple[int, ...], ...]] = set()
+    for key in DEFAULT_KEYS:
+        parts = _partition(items, key)
+        if len(parts) > 1 and parts not in seen:
+            chosen.append(key)
+            seen.add(parts)
+    return chosen + [k for k in extra if k not in chosen]
+
+
+def summary(items: Sequence[Item], right: np.ndarray) -> dict[str, Any]:
+    """n, blind accuracy, chance, 95 % interval and the flag of a set of items (percent)."""
+    n, hits = len(items), int(right.sum())
+    chance = round(100.0 * float(np.mean(chance_per_item(items))), 2) if n else 0.0
+    blind = percent(hits, n)
+    interval = wilson_ci(hits, n)
+    return {"n": n, "blind": blind, "chance": chance, "interval": list(interval),
+            "flagged": flagged(n, blind, chance, interval)}
+
+
+def flagged(n: int, blind: float, chance: float, interval: Sequence[float]) -> bool:
+    """A set of items is flagged when it is large enough, blind guessing beats chance by more
+    than ``MARGIN`` points, and the interval's lower end lies above chance."""
+    return n >= MIN_N and blind > chance + MARGIN and interval[0] > chance
+
+
+def slices(items: Sequence[Item], right: np.ndarray, keys: Sequence[str]) -> list[dict[str, Any]]:
+    """One entry per (key, value): ``key``, ``value`` and the ``summary`` fields."""
+    out = []
+    for key in keys:
+        groups: dict[str, list[int]] = {}
+        for index, item in enumerate(items):
+            value = slice_value(item, key)
+            if value is not None:
+                groups.setdefault(value, []).append(index)
+        for value in sorted(groups, key=_natural):
+            members = groups[value]
+            entry = summary([items[i] for i in members], right[members])
+            out.append({"key": key, "value": value, **entry})
+    return out
+
+
+def _natural(value: str) -> tuple[int, float, str]:
+    """Numbers in numeric order, before text in text order."""
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)

@@ -1,0 +1,209 @@
+"""Reference rows in every results table: what guessing scores (``chance``) and what a model
+that reads the question and options but no image scores (``blind``, the text-only baseline of
+``whatif audit``), so that every score is read beside what it takes no image to get.
+
+Chance is computed from the dataset's items by the suite's own metrics and tables
+(``report.reference_runs``); the blind accuracy is only read from the audit's cache
+(``analysis.audit.store``), never computed here, and shown in the columns that are exactly one
+of the audit's slices (the whole dataset, a role, a group, a task type …). Without an audit the
+tables say how to add it. Like ``report.errors``, the suites' table code stays unaware of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whatifbench.analysis.audit.store import load_audit
+from whatifbench.core.item import Item, item_from_json
+from whatifbench.report.datasets import locate
+from whatifbench.report.reference_runs import chance_tables, probe_tables, slice_cells
+from whatifbench.report.table import Cell, Table, interval
+from whatifbench.runner.evaluate import get_suite
+from whatifbench.runner.results import RunResult
+
+CHANCE = "chance (guessing)"
+"""The label of the chance row."""
+BLIND = "blind (text only, audit)"
+"""The label of the blind row."""
+CHANCE_NOTE = ("chance = the expected score of guessing: 1 of K options, yes or no, or always "
+               "the most common answer for open questions.")
+
+
+@dataclass(frozen=True)
+class References:
+    """The reference rows of the tables of one dataset."""
+
+    chance: tuple[Table, ...]
+    """The suite's tables for the chance row(s) (empty when the items are unavailable)."""
+    blind: dict[tuple[str, int, int], Cell]
+    """Blind cells by position in those tables: (title, row, column)."""
+    notes: tuple[str, ...]
+    """What the rows mean, or why one is missing."""
+    headline: float | None = None
+    """Chance on the suite's headline metric (the explorer's ranking)."""
+
+
+def dataset_items(runs: Sequence[RunResult],
+                  roots: Sequence[Path]) -> tuple[list[Item], str | None]:
+    """The items the runs evaluated, in dataset order, read from the dataset folder (found as
+    ``report.datasets.locate`` finds it); or the reason they are unavailable."""
+    view = locate(runs[0].spec, runs[0].dataset, roots)
+    if view.root is None:
+        return [], view.problem
+    wanted = {s.item_id for r in runs for s in r.samples}
+    checked = bool((runs[0].spec.get("dataset") or {}).get("items_sha256"))
+    items = []
+    for raw in view.items.values():
+        if raw.get("id") in wanted:
+            # items.jsonl has the hash of the one the run validated: no need to check again
+            item = _item(raw) if checked else item_from_json(raw)[0]
+            if item is not None:
+                items.append(item)
+    if len(items) != len(wanted):
+        return [], (f"{len(wanted) - len(items)} of the evaluated items are missing from (or "
+                    f"invalid in) {view.root / 'items.jsonl'}")
+    return items, None
+
+
+def _item(raw: dict[str, Any]) -> Item:
+    return Item(raw["id"], tuple(raw.get("images") or ()), raw["question"], raw["kind"],
+                raw["target"], tuple(raw.get("choices") or ()), raw.get("pair_id"),
+                raw.get("role"), raw.get("group"), raw.get("meta") or {},
+                raw.get("provenance") or {})
+
+
+def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> References:
+    """The reference rows for the runs of one dataset (remembered for the same dataset folder,
+    evaluated items and audit: a report asks for the terminal, report.md and the page)."""
+    sha = str((runs[0].spec.get("dataset") or {}).get("items_sha256") or "")
+    audit = load_audit(sha) if sha else None
+    root = locate(runs[0].spec, runs[0].dataset, roots).root
+    key = (runs[0].suite, runs[0].dataset, str(root), sha,
+           tuple(sorted({s.item_id for r in runs for s in r.samples})),
+           json.dumps(audit, sort_keys=True) if audit else "")
+    found = _CACHE.pop(key, None)
+    if found is None:
+        items, problem = dataset_items(runs, roots)
+        found = (References((), {}, (f"No reference rows: {problem}.",)) if problem else
+                 _references(runs[0].suite, runs[0].dataset, items, audit, _where(runs)))
+    _CACHE[key] = found  # the most recent last
+    while len(_CACHE) > 8:
+        _CACHE.pop(next(iter(_CACHE)))
+    return found
+
+
+_CACHE: dict[tuple[Any, ...], References] = {}
+
+
+def _where(runs: Sequence[RunResult]) -> str:
+    return str((runs[0].spec.get("dataset") or {}).get("path") or runs[0].dataset)
+
+
+def _references(suite_name: str, dataset: str, items: Sequence[Item],
+                audit: dict[str, Any] | None, where: str) -> References:
+    """``references`` for one dataset's evaluated items and audit."""
+    suite = get_suite(suite_name)
+    found = chance_tables(suite, items, dataset, CHANCE)
+    chance, headline = found if found is not None else (None, None)
+    notes = [CHANCE_NOTE] if chance is not None else [
+        "No chance row: the questions' options give too many combinations to enumerate."]
+    blind: dict[tuple[str, int, int], Cell] = {}
+    if audit is None:
+        notes.append(f"No blind row: this dataset has not been audited; run 'whatif audit "
+                     f"{where}' and report again to add the text-only baseline.")
+    else:
+        blind = blind_cells(suite, items, dataset, audit)
+        overall = audit["blind"]
+        notes.append(
+            f"blind = the text-only baseline of 'whatif audit' (question and options, no image), "
+            f"{_num(overall.get('accuracy'))} % over all {overall.get('n')} items of the dataset "
+            f"(chance {_num(overall.get('chance'))} %); shown where a column is exactly one of "
+            "its slices.")
+    return References(tuple(chance or ()), blind, tuple(notes), headline)
+
+
+def _num(value: Any) -> str:
+    return f"{float(value):.1f}" if isinstance(value, (int, float)) else "–"
+
+
+def audit_slices(audit: dict[str, Any]) -> list[tuple[str, str | None, dict[str, Any]]]:
+    """``(key, value, figures)`` of the whole dataset (key ``all``) and every audit slice."""
+    out: list[tuple[str, str | None, dict[str, Any]]] = [("all", None, audit["blind"])]
+    for s in audit.get("slices") or []:
+        if isinstance(s, dict) and isinstance(s.get("blind"), (int, float)):
+            out.append((str(s.get("key")), str(s.get("value")), s))
+    return out
+
+
+def in_slice(item: Item, key: str, value: str | None) -> bool:
+    """Whether ``item`` belongs to the audit slice ``key = value`` (the role, the group, or a
+    metadata key, written with spaces or underscores)."""
+    if key == "all":
+        return True
+    found = (item.role if key == "role" else item.group if key == "group"
+             else item.meta.get(key, item.meta.get(key.replace(" ", "_"))))
+    return found is not None and str(found) == value
+
+
+def blind_cells(suite: Any, items: Sequence[Item], dataset: str,
+                audit: dict[str, Any]) -> dict[tuple[str, int, int], Cell]:
+    """The audit's blind accuracies placed in the cells that are exactly their slice."""
+    every = {i.id for i in items}
+    sizes = {x.n for t in probe_tables(suite, items, dataset, every)[0]
+             for row in t.rows for x in row if isinstance(x, Cell)}
+    placed: dict[tuple[str, int, int], Cell] = {}
+    for key, value, figures in audit_slices(audit):
+        inside = {i.id for i in items if in_slice(i, key, value)}
+        if not inside or len(inside) not in sizes:
+            continue
+        cell = Cell(float(figures["blind"] if key != "all" else figures["accuracy"]),
+                    ci=interval(figures.get("interval")), n=figures.get("n"))
+        for position in slice_cells(*probe_tables(suite, items, dataset, inside), len(inside)):
+            placed.setdefault(position, cell)
+    return placed
+
+
+def with_references(tables: Sequence[Table], runs: Sequence[RunResult],
+                    roots: Sequence[Path] = ()) -> list[Table]:
+    """``tables`` (of the runs of one dataset) with the chance and blind rows appended to each
+    table of runs that the suite also made for them with numbers in it (a table of text alone,
+    such as the parsers compared, gets none), and the notes saying what they are."""
+    if not runs or not any(t.columns[:1] == ("model",) for t in tables):
+        return list(tables)
+    ref = references(runs, roots)
+    out = []
+    for table in tables:
+        if table.columns[:1] != ("model",):
+            out.append(table)
+            continue
+        mine = next((t for t in ref.chance if t.title == table.title
+                     and t.columns == table.columns[:len(t.columns)]), None)
+        rows: list[tuple[str | Cell, ...]] = []
+        if mine is not None and any(isinstance(x, Cell) for row in mine.rows for x in row):
+            width = len(table.columns)
+            pad: tuple[str, ...] = ("",) * (width - len(mine.columns))
+            for row in mine.rows:
+                rows.append((CHANCE, *row[1:], *pad))
+            for r, row in enumerate(mine.rows):
+                if any((mine.title, r, c) in ref.blind for c in range(len(row))):
+                    rows.append((BLIND, *_blind_row(row, r, mine.title, ref.blind)[1:], *pad))
+        if rows or not ref.chance:  # the rows, or why there are none
+            table = dataclasses.replace(table, rows=(*table.rows, *rows),
+                                        notes=(*table.notes, *ref.notes),
+                                        reference_rows=len(rows))
+        out.append(table)
+    return out
+
+
+def _blind_row(row: Sequence[str | Cell], r: int, title: str,
+               blind: dict[tuple[str, int, int], Cell]) -> list[str | Cell]:
+    """A blind row shaped like the chance row ``row``: the blind cells placed, the text that
+    names the row's slice (before its first number) kept, the rest empty."""
+    first = next((c for c, x in enumerate(row) if isinstance(x, Cell)), len(row))
+    return [blind.get((title, r, c)) or (x if c < first and isinstance(x, str) else "")
+            for c, x in enumerate(row)]
