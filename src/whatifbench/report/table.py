@@ -173,8 +173,8 @@ class Table:
         return "\n".join(lines)
 
     def flat_columns(self, annotated: bool = True) -> list[str]:
-        """Column names with their span label folded in (``T1 orig``); ``annotated``: with the
-        n annotations of ``headers``."""
+        """Column names with their span label folded in (``abs_counting_1 orig``);
+        ``annotated``: with the n annotations of ``headers``."""
         spans, names, _ = (self.headers() if annotated
                            else (list(self.groups), list(self.columns), ()))
         start = 0
