@@ -12,6 +12,7 @@ Prints the times, the ratio generation / render (how much the drawing-free work 
 drawing the pictures) and the reader's metrics.
 
     PYTHONPATH=src python bench/bench_mucr_synthetic.py [--groups 25] [--seed 0] [--dir DIR]
+        [--design shortcut-free|paper]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.design import DESIGNS, SHORTCUT_FREE
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.runner.store import RunStore
 from whatifbench.scenes.bodies import World, to_scene
@@ -35,12 +37,14 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dir", type=Path, help="work folder (default: a temporary one)")
+    parser.add_argument("--design", choices=DESIGNS, default=SHORTCUT_FREE)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.dir or Path(tmp)
         out = root / "mucr-synthetic"
         t0, c0 = time.perf_counter(), time.process_time()
-        MucrSyntheticGenerator.generate(out, groups=args.groups, seed=args.seed, overwrite=True)
+        MucrSyntheticGenerator.generate(out, groups=args.groups, seed=args.seed,
+                                        design=args.design, overwrite=True)
         gen_wall, gen_cpu = time.perf_counter() - t0, time.process_time() - c0
         data = load_dataset(out)
         cue_items = [i for i in data.items if i.group == "cue"]

@@ -33,7 +33,7 @@ LLAVA_SIZES: dict[str, dict[str, Any]] = {
                    "num_attention_heads": 16, "projection_dim": 768},
         "text": {"hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
                  "num_attention_heads": 32, "num_key_value_heads": 32,
-                 "max_position_embeddings": 4096, "rms_norm_eps": 1e-5},
+                 "max_position_embeddings": 4096, "rms_norm_eps": 1e-5, "initializer_range": 0.02},
     },
     "tiny": {
         "image_size": 32, "patch_size": 8, "vocab_size": 420, "feature_layer": -1,
@@ -53,7 +53,7 @@ QWEN_SIZES: dict[str, dict[str, Any]] = {
                    "num_heads": 16},
         "text": {"hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 28,
                  "num_attention_heads": 28, "num_key_value_heads": 4,
-                 "max_position_embeddings": 32768, "rms_norm_eps": 1e-6,
+                 "max_position_embeddings": 32768, "rms_norm_eps": 1e-6, "initializer_range": 0.02,
                  "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0,
                                      "mrope_section": [16, 24, 24]}},
     },
@@ -71,44 +71,25 @@ QWEN_SIZES: dict[str, dict[str, Any]] = {
 
 
 def _llava(size: str) -> tuple[Any, Any]:
-    from tiny_models import LLAVA_TEMPLATE, train_tokenizer
-    from transformers import (
-        CLIPImageProcessor,
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        LlavaProcessor,
-    )
+    from tiny_models import llava_parts
+    from transformers import LlavaForConditionalGeneration
 
     s = LLAVA_SIZES[size]
-    tok = train_tokenizer(["<unk>", "<s>", "</s>", "<pad>", "<image>"], image_token="<image>")
-    image = s["image_size"]
-    processor = LlavaProcessor(
-        image_processor=CLIPImageProcessor(size={"shortest_edge": image},
-                                           crop_size={"height": image, "width": image}),
-        tokenizer=tok, patch_size=s["patch_size"], vision_feature_select_strategy="default",
-        num_additional_image_tokens=1, chat_template=LLAVA_TEMPLATE)
-    config = LlavaConfig(
-        vision_config=CLIPVisionConfig(image_size=image, patch_size=s["patch_size"],
-                                       **s["vision"]),
-        text_config=LlamaConfig(vocab_size=s["vocab_size"], bos_token_id=tok.bos_token_id,
-                                eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                                **s["text"]),
-        image_token_index=tok.convert_tokens_to_ids("<image>"),
-        image_seq_length=(image // s["patch_size"]) ** 2,
-        vision_feature_select_strategy="default", vision_feature_layer=s["feature_layer"])
+    processor, config = llava_parts(s["image_size"], s["patch_size"], s["vision"], s["text"],
+                                    feature_layer=s["feature_layer"],
+                                    model_vocab=s["vocab_size"])
     return processor, lambda: LlavaForConditionalGeneration(config)
 
 
 def _qwen2_vl(size: str) -> tuple[Any, Any]:
+    import transformers
     from tiny_models import QWEN2_VL_SPECIAL, qwen_image_only_processor, train_tokenizer
     from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
 
-    try:  # the PIL image processor (no torchvision); transformers 5.0 has the numpy one
-        from transformers import Qwen2VLImageProcessorPil
-    except ImportError:
-        from transformers import Qwen2VLImageProcessor as Qwen2VLImageProcessorPil
+    # The PIL image processor (no torchvision) has this name in recent releases; transformers
+    # 5.0 has the numpy one under the plain name.
+    Qwen2VLImageProcessorPil = (getattr(transformers, "Qwen2VLImageProcessorPil", None)
+                                or transformers.Qwen2VLImageProcessor)
 
     s = QWEN_SIZES[size]
     tok = train_tokenizer(QWEN2_VL_SPECIAL, bos="<|endoftext|>", eos="<|im_end|>",

@@ -85,8 +85,10 @@ def write_images(folder: Path, image_ids: list[int], size: tuple[int, int] = (50
 
 
 def write_input(root: Path, scenes: list[dict[str, Any]] | None = None,
-                sizes: tuple[int, int] = (500, 333)) -> tuple[Path, Path, Path]:
-    """``scene_graphs.json``, ``image_data.json`` and an image folder under ``root``."""
+                sizes: tuple[int, int] = (500, 333),
+                pixels: tuple[int, int] | None = None) -> tuple[Path, Path, Path]:
+    """``scene_graphs.json``, ``image_data.json`` and an image folder under ``root``
+    (``pixels``: the JPEGs' own size when not ``sizes``, e.g. tiny files for many scenes)."""
     scenes = SCENES if scenes is None else scenes
     root.mkdir(parents=True, exist_ok=True)
     sg = root / "scene_graphs.json"
@@ -94,5 +96,5 @@ def write_input(root: Path, scenes: list[dict[str, Any]] | None = None,
     data = root / "image_data.json"
     data.write_text(json.dumps([{"image_id": s["image_id"], "width": sizes[0],
                                  "height": sizes[1]} for s in scenes]), encoding="utf-8")
-    write_images(root / "images", [s["image_id"] for s in scenes], sizes)
+    write_images(root / "images", [s["image_id"] for s in scenes], pixels or sizes)
     return sg, data, root / "images"

@@ -31,10 +31,12 @@ Configuration (a dict, written to a JSON file for the subprocess):
 ``latency`` seconds before each answer; ``schedule`` request number (1-based, counted over all
 POSTs) → fault; ``cycle`` a list of faults applied to requests by number modulo its length;
 faults are ``ok``, ``429`` (with ``Retry-After: retry_after``), ``500``, ``503``, ``400``,
-``401``, ``malformed`` (a 200 whose body is not JSON), ``drop`` (the connection is closed without
+``401``, ``malformed`` (a 200 whose body is not JSON), ``nested`` (a 200 whose body is
+JSON nested 100,000 levels deep), ``drop`` (the connection is closed without
 an answer), ``timeout`` (the answer comes after ``hang`` seconds) and ``drip`` (the answer's
 headers at once, then its body one byte every ``drip`` seconds, so no single read ever waits
-long); ``huge`` (a 200 whose chat reply is ``huge_bytes`` long, written in 1 MiB pieces as
+long); ``307`` (a temporary redirect to ``redirect_to``, by default a port where nothing
+listens); ``huge`` (a 200 whose chat reply is ``huge_bytes`` long, written in 1 MiB pieces as
 it goes, with its ``Content-Length`` unless ``huge_chunked``, then in chunked encoding);
 ``null_content`` answers chat with ``"content": null``; ``rules`` reply rules;
 ``models`` names served (any name is accepted unless ``strict_models``); ``api_key`` when set,
@@ -83,7 +85,7 @@ DEFAULTS: dict[str, Any] = {
     "models": ["fake-vlm"], "strict_models": False, "api_key": None,
     "echo_auth_in_errors": False, "echo_auth_in_replies": False, "prompt_logprobs": True,
     "reject_params": [], "drip": 0.5, "record_bodies": False, "huge_bytes": 200 << 20,
-    "huge_chunked": False,
+    "huge_chunked": False, "redirect_to": "http://127.0.0.1:9/v1/chat/completions",
 }
 
 
@@ -233,6 +235,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(429, "rate limited", {"Retry-After": str(config["retry_after"])})
         if fault in ("500", "503", "400", "401"):
             return self._error(int(fault), f"injected {fault}")
+        if fault == "307":
+            return self._error(307, "moved", {"Location": config["redirect_to"]})
+        if fault == "nested":
+            return self._send(200, b"[" * 100_000 + b"]" * 100_000)
         if fault == "malformed":
             return self._send(200, b'{"choices": [ {"message": ')
         if fault == "huge":

@@ -32,7 +32,8 @@ def _cello(out: Path, shared: Path) -> Path:
     from whatifbench.suites.cello.build import build_cello
 
     sg, data, images = write_input(out.parent / "cello-in")
-    build_cello(sg, images, out, image_data=data, per_task=1, seed=0)
+    build_cello(sg, images, out, image_data=data, per_task=1, seed=0,
+                design="paper")
     return out
 
 

@@ -27,7 +27,8 @@ SUITES = ("cvqa-synthetic", "cvqa-real", "cfmm", "mucr", "cello")
 def cello(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cello")
     sg, data, images = write_input(root / "in")
-    build_cello(sg, images, root / "ds", image_data=data, per_task=2, seed=0)
+    build_cello(sg, images, root / "ds", image_data=data, per_task=2, seed=0,
+                design="paper")
     return root / "ds"
 
 

@@ -49,10 +49,11 @@ def inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_build_is_deterministic(tmp_path: Path, inputs: tuple) -> None:
     sg, data, images = inputs
     for name in ("a", "b"):
-        build_cello(sg, images, tmp_path / name, image_data=data, per_task=3, seed=5)
+        build_cello(sg, images, tmp_path / name, image_data=data, per_task=3, seed=5,
+                    design="paper")
     for rel in ("items.jsonl", "card.json", "images/1001.jpg"):
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
-    build_cello(sg, images, tmp_path / "c", per_task=3, seed=5)       # sizes from the files
+    build_cello(sg, images, tmp_path / "c", per_task=3, seed=5, design="paper")  # sizes: files
     assert (tmp_path / "c" / "items.jsonl").read_bytes() == \
         (tmp_path / "a" / "items.jsonl").read_bytes()
 
@@ -64,7 +65,7 @@ def test_build_is_byte_identical_across_processes(tmp_path: Path, inputs: tuple)
         subprocess.run(
             [sys.executable, "-m", "whatifbench", "build", "cello", "--scene-graphs", str(sg),
              "--images", str(images), "--image-data", str(data), "--out", str(tmp_path / str(k)),
-             "--per-task", "3"],
+             "--per-task", "3", "--design", "paper"],
             env={**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": hash_seed},
             check=True, capture_output=True)
     for name in ("items.jsonl", "card.json"):
@@ -73,7 +74,8 @@ def test_build_is_byte_identical_across_processes(tmp_path: Path, inputs: tuple)
 
 def test_built_items(tmp_path: Path, inputs: tuple) -> None:
     sg, data, images = inputs
-    card = build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0)
+    card = build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0,
+                       design="paper")
     ds = load_dataset(tmp_path / "ds")
     assert card.suite == "cello" and card.seed == 0
     assert set(card.counts["by_task"]) == set(TASKS)
@@ -106,7 +108,7 @@ def test_rewrite_accepted_or_fallback(tmp_path: Path, inputs: tuple) -> None:
     sg, data, images = inputs
     backend = ScriptedBackend("test:cello-scripted", {"api_key": "sk-secret", "temperature": 0})
     build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0,
-                rewriter=backend)
+                rewriter=backend, design="paper")
     ds = load_dataset(tmp_path / "ds")
     verdicts = []
     for k, item in enumerate(ds.items):
@@ -135,7 +137,7 @@ def test_cli_build_with_registered_model(tmp_path: Path, inputs: tuple,
     sg, _, images = inputs
     code = main(["build", "cello", "--scene-graphs", str(sg), "--images", str(images),
                  "--out", str(tmp_path / "ds"), "--per-task", "2", "--seed", "1",
-                 "--task", "sufficient_cause", "--task", "collider_bias",
+                 "--task", "sufficient_cause", "--task", "collider_bias", "--design", "paper",
                  "--model", "test:cello-scripted", "-M", "temperature=0"])
     assert code == 0
     ds = load_dataset(tmp_path / "ds")
@@ -146,7 +148,8 @@ def test_cli_build_with_registered_model(tmp_path: Path, inputs: tuple,
 def test_stats_on_dataset_and_input(tmp_path: Path, inputs: tuple,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     sg, data, images = inputs
-    build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0)
+    build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0,
+                design="paper")
     assert main(["stats", str(tmp_path / "ds")]) == 0
     out = capsys.readouterr().out
     assert re.search(r"counterfactual\s+15", out)
@@ -167,7 +170,8 @@ def test_stats_needs_a_source(capsys: pytest.CaptureFixture[str]) -> None:
 def test_scene_graphs_without_image_are_skipped(tmp_path: Path, inputs: tuple) -> None:
     sg, data, images = inputs
     (images / "1005.jpg").unlink()
-    card = build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=2)
+    card = build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=2,
+                       design="paper")
     assert card.counts["scene_graphs"]["without_image"] == 1
     assert 1005 not in {i.meta["img_id"] for i in load_dataset(tmp_path / "ds").items}
 
@@ -185,7 +189,7 @@ def test_bad_build_inputs(tmp_path: Path, inputs: tuple,
     out = tmp_path / "ds"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([BEACH, {"objects": []}]))
-    base = ["build", "cello", "--images", str(images), "--out", str(out)]
+    base = ["build", "cello", "--design", "paper", "--images", str(images), "--out", str(out)]
     err = _fails([*base, "--scene-graphs", str(bad)], capsys)
     assert "bad.json: record 1 has no integer 'image_id'" in err
     err = _fails(["build", "cello", "--scene-graphs", str(sg), "--images",
@@ -239,14 +243,14 @@ def test_rewrite_failures_write_nothing_and_rerun_retries_only_them(
     backend = FlakyBackend("test:flaky", {})
     with pytest.raises(WhatifError, match="1 of .* rewrite calls .* failed"):
         build_cello(sg, images, tmp_path / "out", image_data=data, per_task=2, seed=1,
-                    rewriter=backend, store=store)
+                    rewriter=backend, store=store, design="paper")
     assert not (tmp_path / "out").exists()
     first = FlakyBackend.calls
     build_cello(sg, images, tmp_path / "out", image_data=data, per_task=2, seed=1,
-                rewriter=backend, store=store)
+                rewriter=backend, store=store, design="paper")
     assert FlakyBackend.calls == first + 1          # only the failed call was made again
     build_cello(sg, images, tmp_path / "again", image_data=data, per_task=2, seed=1,
-                rewriter=backend, store=store)
+                rewriter=backend, store=store, design="paper")
     assert FlakyBackend.calls == first + 1          # a repeat is served from the store
     assert (tmp_path / "out" / "items.jsonl").read_bytes() == \
         (tmp_path / "again" / "items.jsonl").read_bytes()

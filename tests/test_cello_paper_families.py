@@ -213,7 +213,7 @@ def test_llava_run_records_the_family_and_ranks_after_the_bracket(
                  "paper", "--parser", "paper", "--out", str(out), "--no-progress"]) == 0
     spec = json.loads((out / "results.json").read_text())["runs"][0]["spec"]
     assert (spec["protocol"]["prompt"], spec["protocol"]["family"]) == ("paper:llava", "llava")
-    assert f"hf:{tiny_llava} [paper:llava]" in (out / "report.md").read_text()
+    assert f"hf:{tiny_llava} \\[paper:llava\\]" in (out / "report.md").read_text()  # escaped
     backend, requests = _local(dataset, tiny_llava)
     ranked = [dataclasses.replace(r, candidates=("A", "B")) for r in requests]
     prompt = build_prompt(backend.loaded, ranked[0], backend.spec)

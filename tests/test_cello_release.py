@@ -59,7 +59,8 @@ def example(shared_dir: Path) -> dict[str, Any]:
 @pytest.fixture
 def built(tmp_path: Path) -> tuple[Path, Path]:
     sg, data, images = write_input(tmp_path / "in")
-    build_cello(sg, images, tmp_path / "built", image_data=data, per_task=3, seed=0)
+    build_cello(sg, images, tmp_path / "built", image_data=data, per_task=3, seed=0,
+                design="paper")
     return tmp_path / "built", images
 
 

@@ -128,7 +128,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Question], dic
     path = tmp_path_factory.mktemp("sg") / "scene_graphs.json"
     path.write_text(json.dumps(SCENES), encoding="utf-8")
     scenes = load_scene_graphs(path)
-    result = run_pipeline(scenes, per_task=6, seed=0)
+    result = run_pipeline(scenes, per_task=6, seed=0, design="paper")
     return list(result.questions), {s.image_id: s for s in scenes}
 
 
@@ -241,7 +241,8 @@ def test_selection_is_deterministic_and_seeded(tmp_path: Path) -> None:
 
     def signature(seed: int) -> list:
         return [(q.task_type, q.image_id, q.text, q.options, q.answer_index)
-                for q in run_pipeline(loaded, per_task=4, seed=seed).questions]
+                for q in run_pipeline(loaded, per_task=4, seed=seed,
+                                       design="paper").questions]
 
     assert signature(3) == signature(3)
     assert signature(3) != signature(4)

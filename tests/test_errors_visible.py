@@ -92,7 +92,8 @@ def _dataset(kind: str, tmp_path: Path) -> Path:
         import_mucr(release.jsonl, release.images, tmp_path / "ds")
         return tmp_path / "ds"
     sg, data, images = write_input(tmp_path / "in")
-    build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0)
+    build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=3, seed=0,
+                design="paper")
     return tmp_path / "ds"
 
 

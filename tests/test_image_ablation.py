@@ -241,7 +241,7 @@ def test_the_cli_records_the_ablation_and_labels_the_row(small: Path, tmp_path: 
     assert "builtin:scene-reader [image: shuffled]" in printed
     results = json.loads((out / "results.json").read_text())
     assert results["runs"][0]["spec"]["image_ablation"] == {"kind": "shuffled", "seed": 4}
-    assert "builtin:scene-reader [image: shuffled]" in (out / "report.md").read_text()
+    assert "builtin:scene-reader \\[image: shuffled\\]" in (out / "report.md").read_text()
     with pytest.raises(SystemExit) as stopped:
         main(["run", "--suite", str(dataset), "--image-ablation", "sideways"])
     assert stopped.value.code == 2

@@ -82,6 +82,41 @@ def test_a_failing_server_is_backed_off_while_the_other_answers(fake_openai: Any
     assert seconds < 25  # no call waited out its backoff while the other server was fine
 
 
+def test_a_slow_drip_server_is_bypassed_by_the_fleet(fake_openai: Any) -> None:
+    """A server that answers one byte every 0.2 s (a minute per reply, within the timeout):
+    its calls are sent again to the healthy server once they take far longer than the fleet's
+    usual call, and it rests; the run takes seconds, not minutes."""
+    drip = fake_openai({"cycle": ["drip"], "drip": 0.2})
+    good = fake_openai({"latency": 0.02})
+    got, seconds = _answer_all([drip.url, good.url], 16, max_connections=2, timeout=90)
+    assert len(got) == 16 and all(r.error is None for r in got.values())
+    assert len(good.requests()) == 16  # every answer came from the healthy server
+    assert 1 <= len(drip.requests()) <= 6
+    hedged = [r for r in got.values() if r.meta["attempts"] == 2]
+    assert len(hedged) == len(drip.requests())  # each call sent to both servers counts twice
+    assert seconds < 12, seconds
+
+
+def test_a_redirecting_server_is_retried_elsewhere(fake_openai: Any) -> None:
+    moved = fake_openai({"cycle": ["307"]})
+    good = fake_openai({"latency": 0.01})
+    got, seconds = _answer_all([moved.url, good.url], 12, max_connections=2, max_retries=3,
+                               backoff=60, backoff_max=60)
+    assert all(r.error is None for r in got.values())
+    assert len(good.requests()) == 12 and 1 <= len(moved.requests()) <= 4
+    assert seconds < 25  # no call waited out its backoff
+
+
+def test_a_single_server_redirecting_is_one_clear_item_error(fake_openai: Any) -> None:
+    moved = fake_openai({"cycle": ["307"], "redirect_to": "http://u:hunter22@127.0.0.1:9/v1"})
+    got, _ = _answer_all([moved.url], 2, max_retries=3, backoff=30)
+    for response in got.values():
+        assert response.error and "HTTP 307" in response.error, response.error
+        assert "redirects to http://127.0.0.1:9/v1" in response.error
+        assert "--base-url" in response.error and "hunter22" not in response.error
+    assert len(moved.requests()) == 2  # not retried: the same server would redirect again
+
+
 def test_every_server_failing_is_an_item_error_naming_the_server(fake_openai: Any) -> None:
     bad = [fake_openai({"cycle": ["503"]}) for _ in range(2)]
     got, _ = _answer_all([s.url for s in bad], 3, max_retries=1, backoff=0.01,

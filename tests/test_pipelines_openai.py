@@ -64,8 +64,9 @@ def test_cello_rewrites_through_openai(tmp_path: Path, fake_openai: Any,
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     sg, data, images = write_input(tmp_path / "in")
     assert main(["build", "cello", "--scene-graphs", str(sg), "--image-data", str(data),
-                 "--images", str(images), "--per-task", "2", "--model", "openai:fake-vlm",
-                 "--base-url", server.url, "--out", str(tmp_path / "ds")]) == 0
+                 "--images", str(images), "--per-task", "2", "--design", "paper",
+                 "--model", "openai:fake-vlm", "--base-url", server.url,
+                 "--out", str(tmp_path / "ds")]) == 0
     ds = load_dataset(tmp_path / "ds")
     rewrites = [i.provenance["rewrite"] for i in ds.items]
     # The reply names none of the required entities: every rewrite is rejected, the template

@@ -190,6 +190,20 @@ def test_syntax_error_is_a_compile_failure(box: Sandbox) -> None:
     assert outcome.status == "compile" and (outcome.reason or "").startswith("line ")
 
 
+def test_calls_with_star_args_and_keyword_unpacking_run(box: Sandbox) -> None:
+    def tools(name: str, args: list[Any]) -> Any:
+        assert name == "crop" and args == [0, 0, 0, 8, 4]
+        return {"ref": 1, "left": 0, "lower": 0, "right": 8, "upper": 4}
+
+    outcome = run(box, "def area(w, h, scale=1):\n    return w * h * scale\n"
+                  "size = [image.width, image.height]\nopts = {'scale': 2}\n"
+                  "box = (0, 0, 8, 4)\npart = image.crop(*box)\n"
+                  "return [area(*size), area(*size, **opts), area(**{'w': 2, 'h': 3}), "
+                  "max(*size), part.width, bool_to_yesno(*[False])]", tools)
+    assert outcome.ok, outcome.reason
+    assert outcome.value == [64 * 48, 2 * 64 * 48, 6, 64, 8, "no"]
+
+
 def test_allowed_code_runs_with_math_print_and_helpers(box: Sandbox) -> None:
     outcome = run(box, "import math\nprint('seen', image.width)\n"
                   "total = 0\nfor k in range(4):\n    total += k\n"

@@ -95,16 +95,18 @@ LLAVA_TEMPLATE = (
 )
 
 
-def build_llava(out: Path, seed: int = 0, image_size: int = 32, patch_size: int = 8,
+def llava_parts(image_size: int = 32, patch_size: int = 8,
                 vision: dict[str, Any] | None = None, text: dict[str, Any] | None = None,
-                vocab_size: int = 420) -> Path:
-    """LLaVA-1.5 layout: CLIP vision tower, MLP projector, Llama language model."""
+                vocab_size: int = 420, feature_layer: int = -1,
+                model_vocab: int | None = None) -> tuple[Any, Any]:
+    """LLaVA-1.5 layout (CLIP vision tower, MLP projector, Llama language model): the processor
+    (tokenizer of ``vocab_size`` tokens) and the model configuration (its vocabulary
+    ``model_vocab``, by default the tokenizer's)."""
     from transformers import (
         CLIPImageProcessor,
         CLIPVisionConfig,
         LlamaConfig,
         LlavaConfig,
-        LlavaForConditionalGeneration,
         LlavaProcessor,
     )
 
@@ -119,12 +121,22 @@ def build_llava(out: Path, seed: int = 0, image_size: int = 32, patch_size: int 
                   "num_attention_heads": 2, "projection_dim": 32, **(vision or {})}
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(image_size=image_size, patch_size=patch_size, **vision_cfg),
-        text_config=LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id,
+        text_config=LlamaConfig(vocab_size=model_vocab or len(tok), bos_token_id=tok.bos_token_id,
                                 eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                                 **{**TEXT_SIZE, **(text or {})}),
         image_token_index=tok.convert_tokens_to_ids("<image>"),
         image_seq_length=(image_size // patch_size) ** 2,
-        vision_feature_select_strategy="default", vision_feature_layer=-1)
+        vision_feature_select_strategy="default", vision_feature_layer=feature_layer)
+    return processor, config
+
+
+def build_llava(out: Path, seed: int = 0, image_size: int = 32, patch_size: int = 8,
+                vision: dict[str, Any] | None = None, text: dict[str, Any] | None = None,
+                vocab_size: int = 420) -> Path:
+    """LLaVA-1.5 layout: CLIP vision tower, MLP projector, Llama language model."""
+    from transformers import LlavaForConditionalGeneration
+
+    processor, config = llava_parts(image_size, patch_size, vision, text, vocab_size)
     _seeded(seed)
     return _save(out, processor, LlavaForConditionalGeneration(config))
 
@@ -269,6 +281,7 @@ def _qwen2_vl_parts(seed: int, arch: str = "qwen2_vl") -> tuple[Any, Any, Any]:
     """Tokenizer, image processor (the PIL one: no torchvision) and random model of the tiny
     Qwen2-VL (``arch="qwen2_5_vl"``: Qwen2.5-VL, with window attention in its vision tower):
     native-resolution ViT with 2x2 patch merging, M-RoPE text model."""
+    import transformers
     from transformers import (
         Qwen2_5_VLConfig,
         Qwen2_5_VLForConditionalGeneration,
@@ -276,10 +289,10 @@ def _qwen2_vl_parts(seed: int, arch: str = "qwen2_vl") -> tuple[Any, Any, Any]:
         Qwen2VLForConditionalGeneration,
     )
 
-    try:  # the PIL image processor has this name from transformers 5.x (later than 5.0)
-        from transformers import Qwen2VLImageProcessorPil
-    except ImportError:  # transformers 5.0: the slow (numpy) processor, no torchvision either
-        from transformers import Qwen2VLImageProcessor as Qwen2VLImageProcessorPil
+    # The PIL image processor (no torchvision) has this name in recent releases; transformers
+    # 5.0 has the numpy one under the plain name.
+    Qwen2VLImageProcessorPil = (getattr(transformers, "Qwen2VLImageProcessorPil", None)
+                                or transformers.Qwen2VLImageProcessor)
 
     tok = train_tokenizer(QWEN2_VL_SPECIAL, bos="<|endoftext|>", eos="<|im_end|>",
                           pad="<|endoftext|>", image_token="<|image_pad|>",

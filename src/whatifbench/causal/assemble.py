@@ -54,6 +54,9 @@ class Question:
     """The predicate naming each matched edge, in the template's edge order."""
     provenance: dict[str, Any] = field(default_factory=dict)
     """How the answer and the distractors were computed."""
+    contrast: str | None = None
+    """The contrast set of a ``shortcut-free`` question (the same question and options about
+    other images, answered differently); ``None`` otherwise."""
 
     @property
     def task_type(self) -> str:
@@ -78,7 +81,7 @@ def _explanation(frame: Frame, edges: tuple[str, ...], values: dict[str, str],
             f"So the answer is {answer}.")
 
 
-class _Context:
+class FrameContext:
     """What every question of one frame needs: entities, slot values, record parts."""
 
     def __init__(self, frame: Frame, cg: CausalGraph) -> None:
@@ -110,10 +113,17 @@ class _Context:
             {**self.provenance, **provenance, "explanation": explanation})
 
 
-def _binary(c: _Context, task: BinaryTask, want_yes: bool) -> Question | str:
+def _binary(c: FrameContext, task: BinaryTask, want_yes: bool) -> Question | str:
     outcome = c.frame.outcome
     assert outcome is not None
-    polarity = "fall" if outcome == want_yes else "stay"
+    return binary_question(c, task, "fall" if outcome == want_yes else "stay")
+
+
+def binary_question(c: FrameContext, task: BinaryTask, polarity: str) -> Question | str:
+    """The Yes/No question of a frame in the wording of ``polarity`` (``fall``/``stay``), or
+    why it cannot be posed."""
+    outcome = c.frame.outcome
+    assert outcome is not None
     text = render(task.templates[polarity], c.values)
     forbidden = tuple(c.ent(n) for n in c.frame.match.nodes if n not in c.slots.values())
     problems = question_problems(text, c.named, forbidden)
@@ -124,7 +134,7 @@ def _binary(c: _Context, task: BinaryTask, want_yes: bool) -> Question | str:
                       {"polarity": polarity, "outcome": outcome})
 
 
-def _multiple_choice(c: _Context, task: MultipleChoiceTask, names: NameIndex,
+def _multiple_choice(c: FrameContext, task: MultipleChoiceTask, names: NameIndex,
                      rng: random.Random, position: int) -> Question | str:
     text = render(task.templates[""], c.values)
     obj = image_distractor(c.cg.scene, c.cg.graph, [], rng)
@@ -163,7 +173,7 @@ def assemble(frame: Frame, cg: CausalGraph, names: NameIndex, rng: random.Random
     """The question for a frame, or the reason it cannot be posed. ``position``: where the
     correct option goes (multiple choice); ``want_yes``: the answer to aim for (Yes/No, by the
     wording's polarity)."""
-    context = _Context(frame, cg)
+    context = FrameContext(frame, cg)
     if isinstance(context.task, BinaryTask):
         return _binary(context, context.task, want_yes)
     assert isinstance(context.task, MultipleChoiceTask)

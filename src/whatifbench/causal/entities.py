@@ -3,6 +3,7 @@ mention (used by the leakage checks and by distractor de-duplication)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,15 +57,21 @@ class Entity:
     def forms(self) -> set[str]:
         """Lower-case phrases that count as mentioning the entity: the name, its singular and
         plural, and its synset lemmas with their plurals."""
-        out: set[str] = set()
-        for base in (self.name.lower(), *self.lemmas):
-            if not base:
-                continue
-            head, _, last = base.rpartition(" ")
-            prefix = f"{head} " if head else ""
-            for word in _inflections(last):
-                out.add(prefix + word)
-        return out
+        return set(_forms(self.name, self.lemmas))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _forms(name: str, lemmas: tuple[str, ...]) -> frozenset[str]:
+    """``Entity.forms`` (memoised: the contrast checks ask for the same names many times)."""
+    out: set[str] = set()
+    for base in (name.lower(), *lemmas):
+        if not base:
+            continue
+        head, _, last = base.rpartition(" ")
+        prefix = f"{head} " if head else ""
+        for word in _inflections(last):
+            out.add(prefix + word)
+    return frozenset(out)
 
 
 def _inflections(word: str) -> set[str]:
@@ -108,6 +115,9 @@ def mask(text: str, entities: Iterable[Entity]) -> str:
     return pattern.sub(" ", lowered) if pattern else lowered
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def same_thing(a: Entity, b: Entity) -> bool:
-    """True when two entities would read as the same thing (shared form or synset)."""
-    return bool(a.forms() & b.forms()) or bool(set(a.synsets) & set(b.synsets))
+    """True when two entities would read as the same thing (shared form or synset; memoised:
+    the contrast checks compare the same names many times)."""
+    return (not _forms(a.name, a.lemmas).isdisjoint(_forms(b.name, b.lemmas))
+            or not set(a.synsets).isdisjoint(b.synsets))

@@ -6,27 +6,48 @@ type); each task then takes candidates round-robin over its strata (graph type, 
 tasks whether the asked-about change happens; strata in a seeded order) and keeps the first
 ``per_task`` that assemble.
 Correct-option positions and Yes/No answers follow seeded balanced blocks.
+
+``design="shortcut-free"`` gathers many more candidates (``SF_OVERSAMPLE``, ``SF_PER_IMAGE``)
+and poses only contrast sets (``causal.contrast``): about ``per_task`` questions per task, in
+whole sets, one set per wording first (wordings in a seeded order), then second sets.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from whatifbench.causal.assemble import Question, assemble
+from whatifbench.causal.contrast import (
+    Balanced,
+    contrast_sets,
+    interleave_sets,
+    pose_set,
+    shown_share,
+    signature,
+    wording,
+)
 from whatifbench.causal.distractors import NameIndex, entity
 from whatifbench.causal.entities import same_thing
 from whatifbench.causal.graph import CausalGraph, build_causal_graph
 from whatifbench.causal.scene_graph import SceneGraph
 from whatifbench.causal.tasks import TASKS, Frame
 from whatifbench.causal.templates import Match, find_matches
+from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
 
 OVERSAMPLE = 10
 """Candidate frames gathered per requested question, before selection."""
 PER_IMAGE = 2
 """At most this many frames per image, task and graph type enter the pool."""
+SF_OVERSAMPLE = 100
+"""``shortcut-free``: candidate frames gathered per requested question (contrasts are rare)."""
+SF_PER_IMAGE = 6
+"""``shortcut-free``: frames per image, task and graph type."""
+SF_CHOICE = 3
+"""``shortcut-free``: contrast sets gathered per question wanted, to prefer those whose
+distractors are in the pictures."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +78,9 @@ class PipelineResult:
     """Candidate frames per task."""
     skipped: dict[str, int]
     """Candidates that could not be posed, by ``task: reason``."""
+    contrast: dict[str, dict[str, int]] = field(default_factory=dict)
+    """``shortcut-free``: per task, ``wordings`` among the candidates, contrast ``sets`` posed
+    and how many of each size (``sets_of_4`` …)."""
 
 
 def distinct_names(match: Match, cg: CausalGraph) -> bool:
@@ -66,11 +90,12 @@ def distinct_names(match: Match, cg: CausalGraph) -> bool:
 
 
 def collect(scenes: Sequence[SceneGraph], per_task: int, rng: random.Random,
-            tasks: Sequence[str]) -> tuple[dict[str, list[Candidate]], Counter[str]]:
+            tasks: Sequence[str], oversample: int = OVERSAMPLE, per_image: int = PER_IMAGE
+            ) -> tuple[dict[str, list[Candidate]], Counter[str]]:
     """Candidate frames per task, from scenes visited in a seeded order."""
     order = list(range(len(scenes)))
     rng.shuffle(order)
-    target = per_task * OVERSAMPLE
+    target = per_task * oversample
     pools: dict[str, list[Candidate]] = {t: [] for t in tasks}
     counts: Counter[str] = Counter()
     for index in order:
@@ -92,8 +117,8 @@ def collect(scenes: Sequence[SceneGraph], per_task: int, rng: random.Random,
             for graph_type in TASKS[name].graph_types:
                 frames = [f for m in matches if m.graph_type == graph_type
                           for f in TASKS[name].frames(m, cg.graph)]
-                if len(frames) > PER_IMAGE:
-                    frames = rng.sample(frames, PER_IMAGE)
+                if len(frames) > per_image:
+                    frames = rng.sample(frames, per_image)
                 pools[name] += [Candidate(index, f) for f in frames]
                 added = added or bool(frames)
         counts["with frames"] += added
@@ -124,11 +149,15 @@ def balanced(rng: random.Random, size: int) -> Iterator[int]:
 
 def run_pipeline(scenes: Sequence[SceneGraph], per_task: int, seed: int,
                  tasks: Sequence[str] | None = None,
-                 vocabulary: Sequence[SceneGraph] | None = None) -> PipelineResult:
+                 vocabulary: Sequence[SceneGraph] | None = None,
+                 design: str = SHORTCUT_FREE) -> PipelineResult:
     """Build up to ``per_task`` questions of each task from the scene graphs; ``vocabulary``:
-    the scene graphs whose object names feed the text distractors (default ``scenes``)."""
+    the scene graphs whose object names feed the text distractors (default ``scenes``;
+    ``shortcut-free`` has none: its options are the answers of a contrast set)."""
     tasks = list(tasks or TASKS)
     rng = random.Random(seed)
+    if check_design(design) != PAPER:
+        return shortcut_free(scenes, per_task, rng, tasks)
     pools, scene_counts = collect(scenes, per_task, rng, tasks)
     names = NameIndex(vocabulary if vocabulary is not None else scenes)
     graphs: dict[int, CausalGraph] = {}
@@ -158,3 +187,67 @@ def run_pipeline(scenes: Sequence[SceneGraph], per_task: int, seed: int,
         questions += chosen
     return PipelineResult(tuple(questions), dict(scene_counts),
                           {t: len(pools[t]) for t in tasks}, dict(sorted(skipped.items())))
+
+
+def _preferred(found: Iterator[tuple[str, list[tuple[int, Frame]]]], per_task: int,
+               graphs: Callable[[int], CausalGraph]) -> list[list[tuple[int, Frame]]]:
+    """Up to ``SF_CHOICE`` × ``per_task`` items' worth of contrast sets, in the order found
+    (largest first, one per wording first), then reordered: larger sets first, and among sets
+    of one size those whose images show more of their distractors (stable: ties keep the
+    order found)."""
+    gathered: list[list[tuple[int, Frame]]] = []
+    items = 0
+    for _, members in found:
+        gathered.append(members)
+        items += len(members)
+        if items >= SF_CHOICE * per_task:
+            break
+    shown = [shown_share(m, graphs) for m in gathered]
+    order = sorted(range(len(gathered)), key=lambda k: (-len(gathered[k]), -shown[k]))
+    return [gathered[k] for k in order]
+
+
+def shortcut_free(scenes: Sequence[SceneGraph], per_task: int, rng: random.Random,
+                  tasks: Sequence[str]) -> PipelineResult:
+    """About ``per_task`` questions per task in whole contrast sets (``causal.contrast``)."""
+    pools, scene_counts = collect(scenes, per_task, rng, tasks, SF_OVERSAMPLE, SF_PER_IMAGE)
+    cache: dict[int, CausalGraph] = {}
+
+    def graphs(index: int) -> CausalGraph:
+        if index not in cache:
+            cache[index] = build_causal_graph(scenes[index])
+        return cache[index]
+
+    questions: list[Question] = []
+    skipped: Counter[str] = Counter()
+    stats: dict[str, dict[str, int]] = {}
+    set_ids = (f"cello-set-{k}" for k in range(1, 1 << 62))
+    set_id = next(set_ids)
+    for name in tasks:
+        by_wording: dict[str, list[tuple[int, Frame]]] = defaultdict(list)
+        for cand in pools[name]:
+            by_wording[wording(cand.frame, graphs(cand.scene))].append((cand.scene, cand.frame))
+        binary = TASKS[name].binary
+        sets = {w: contrast_sets(by_wording[w], graphs, rng) for w in sorted(by_wording)}
+        polarity = Balanced(rng, 2)
+        posed = items = 0
+        sizes: Counter[int] = Counter()
+        for members in _preferred(interleave_sets(sets, binary, rng), per_task, graphs):
+            if items >= per_task:
+                break
+            kind = signature(members)
+            made = pose_set(members, graphs, set_id, ("fall", "stay")[polarity.peek(kind)],
+                            rng.sample(range(len(members)), len(members)))
+            if isinstance(made, str):
+                skipped[f"{name}: {made}"] += 1
+                continue
+            polarity.take(kind)
+            questions += made
+            posed, items = posed + 1, items + len(made)
+            sizes[len(made)] += 1
+            set_id = next(set_ids)
+        stats[name] = {"wordings": len(by_wording), "sets": posed,
+                       **{f"sets_of_{k}": sizes[k] for k in sorted(sizes, reverse=True)}}
+    return PipelineResult(tuple(questions), dict(scene_counts),
+                          {t: len(pools[t]) for t in tasks}, dict(sorted(skipped.items())),
+                          stats)

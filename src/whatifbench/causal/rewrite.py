@@ -7,6 +7,11 @@ forbidden ones (they would leak the answer), write one question. A reply is acce
 ``leakage.question_problems`` finds nothing; otherwise the template question stays. Both the
 exchange and the verdict go into the question's provenance. Calls go through the run store, so
 a rerun costs no model calls; if any call fails, nothing is built and the rerun retries it.
+
+The members of a contrast set (``shortcut-free``) must keep one text: the set is rewritten once,
+from the template and the constraints alone (the descriptions and the graph belong to one image
+and could slip its answer into the wording), must not name any member's forbidden objects, and
+the accepted rewrite replaces every member's question.
 """
 
 from __future__ import annotations
@@ -25,14 +30,18 @@ from whatifbench.runner.store import RunStore
 MAX_NEW_TOKENS = 96
 
 
-def rewrite_prompt(question: Question) -> str:
-    """The instruction for one question."""
+def rewrite_prompt(question: Question, scene: bool = True) -> str:
+    """The instruction for one question (``scene``: with its image's descriptions and causal
+    graph)."""
     lines = [("Rewrite the question below about an image so that it reads naturally, as a "
-              "person looking at the image would ask it."), "", "Relevant descriptions:"]
-    lines += [f"- {d}" for d in question.descriptions] or ["- (none)"]
-    lines += ["", "Causal graph (each edge: the first object supports the second):"]
-    lines += [f"- {e}" for e in question.edges_text]
-    lines += ["", "Constraints:",
+              "person looking at the image would ask it."), ""]
+    if scene:
+        lines += ["Relevant descriptions:"]
+        lines += [f"- {d}" for d in question.descriptions] or ["- (none)"]
+        lines += ["", "Causal graph (each edge: the first object supports the second):"]
+        lines += [f"- {e}" for e in question.edges_text]
+        lines += [""]
+    lines += ["Constraints:",
               f'- Keep exactly the meaning of: "{question.template_text}"',
               "- Mention " + ", ".join(f'"{e.name}"' for e in question.required) + "."]
     if question.forbidden:
@@ -65,10 +74,32 @@ def check_rewrite(question: Question, response: Response) -> tuple[str, list[str
     return reply, question_problems(reply, question.required, question.forbidden)
 
 
+def _set_heads(questions: Sequence[Question]) -> tuple[list[Question], list[int]]:
+    """One question to rewrite per contrast set (forbidding every member's forbidden objects)
+    or per lone question, and the index of each question's head."""
+    heads: list[Question] = []
+    index: dict[str, int] = {}
+    of: list[int] = []
+    for q in questions:
+        key = q.contrast
+        if key is None or key not in index:
+            if key is not None:
+                index[key] = len(heads)
+            heads.append(q)
+        else:
+            head = heads[index[key]]
+            extra = tuple(e for e in q.forbidden if e not in head.forbidden)
+            heads[index[key]] = replace(head, forbidden=head.forbidden + extra)
+        of.append(index[key] if key is not None else len(heads) - 1)
+    return heads, of
+
+
 def rewrite_questions(questions: Sequence[Question], backend: Backend,
                       store: RunStore) -> list[Question]:
-    """Ask ``backend`` to rewrite every question; keep each rewrite that passes the checks."""
-    prompts = [rewrite_prompt(q) for q in questions]
+    """Ask ``backend`` to rewrite every question (every contrast set once); keep each rewrite
+    that passes the checks."""
+    heads, of = _set_heads(questions)
+    prompts = [rewrite_prompt(q, scene=q.contrast is None) for q in heads]
     requests = [Request(item_id="cello-rewrite-" + hashlib.sha256(p.encode()).hexdigest()[:16],
                         turns=(Turn("user", (Part(text=p),)),), max_new_tokens=MAX_NEW_TOKENS)
                 for p in prompts]
@@ -81,13 +112,13 @@ def rewrite_questions(questions: Sequence[Question], backend: Backend,
             f"{first}); nothing was written. Run the same command again: the {answered} "
             "answered calls are stored and only the failed ones are retried."
         )
+    checked = [check_rewrite(head, got.responses[i]) for i, head in enumerate(heads)]
     out: list[Question] = []
-    for i, question in enumerate(questions):
-        response: Response = got.responses[i]
-        reply, problems = check_rewrite(question, response)
+    for question, i in zip(questions, of, strict=True):
+        reply, problems = checked[i]
         accepted = not problems
-        record = {"model": backend.describe(), "prompt": prompts[i], "reply": response.text,
-                  "accepted": accepted, "problems": problems}
+        record = {"model": backend.describe(), "prompt": prompts[i],
+                  "reply": got.responses[i].text, "accepted": accepted, "problems": problems}
         out.append(replace(question, text=reply if accepted else question.text,
                            provenance={**question.provenance, "rewrite": record}))
     return out

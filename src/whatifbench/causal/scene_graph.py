@@ -17,6 +17,7 @@ from typing import Any
 from PIL import Image
 
 from whatifbench.core.dataset import problems_message
+from whatifbench.core.jsonfile import loads
 from whatifbench.errors import WhatifError
 
 Number = int | float
@@ -72,7 +73,7 @@ def _read_json(path: Path, what: str) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise WhatifError(f"Cannot read the {what} file {path} ({exc}).") from None
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise WhatifError(
             f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "

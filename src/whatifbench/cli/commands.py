@@ -303,7 +303,10 @@ def report_command(args: argparse.Namespace) -> int:
     check_output(args.out, args.runs, args.overwrite, kind="run")
     if args.figures:
         check_inputs(args.figures, args.runs)
-    sources = load_sources(args.runs)
+    notes: list[str] = []
+    sources = load_sources(args.runs, notes)
+    for note in notes:
+        print(f"whatif: note: {note}", file=sys.stderr)
     runs = [s.run for s in sources]
     options = Options(max_images=max(0, args.max_images),
                       dataset_roots=tuple(Path(d) for d in args.dataset_root))

@@ -8,11 +8,13 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from whatifbench import __version__
 from whatifbench.cli import commands, view
 from whatifbench.cli.terminal import safe_output
 from whatifbench.core.registry import listing, lookup
+from whatifbench.core.suggest import closest
 from whatifbench.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USER, WhatifError
 from whatifbench.secrets import redact
 
@@ -21,6 +23,46 @@ TOOLS = (
     ("importer", "import", "turn released files into a dataset folder"),
     ("builder", "build", "run a construction pipeline (LLM-assisted) into a dataset folder"),
 )
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse`` with a "did you mean" for a mistyped command, tool name, choice or option
+    (its subparsers are of this class too)."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is not None and value not in choices:
+            near = closest(str(value), [str(c) for c in choices])
+            hint = f"; did you mean {near!r}?" if near else ""
+            listed = ", ".join(repr(str(c)) for c in choices)
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r}{hint} (choose from {listed})")
+        super()._check_value(action, value)
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        words = list(sys.argv[1:] if args is None else args)
+        parsed, extras = self.parse_known_args(words, namespace)
+        if extras:
+            options = self._options_for(words)
+            hints = [f"did you mean {near}?" for near in
+                     (closest(x.split("=", 1)[0], options) for x in extras if x.startswith("-"))
+                     if near]
+            self.error(f"unrecognized arguments: {' '.join(extras)}"
+                       + (f"; {'; '.join(hints)}" if hints else ""))
+        return parsed
+
+    def _options_for(self, words: Sequence[str]) -> list[str]:
+        """The option strings of the (sub)command the words name."""
+        parser: argparse.ArgumentParser = self
+        for word in words:
+            found = None
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction) and word in action.choices:
+                    found = action.choices[word]
+            if found is not None:
+                parser = found
+        return [o for o in parser._option_string_actions if o.startswith("--")]
 
 
 def _words(argv: Sequence[str]) -> list[str]:
@@ -42,7 +84,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     def chosen(*path: str) -> bool:
         return words is None or words[:len(path)] == list(path)
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="whatif",
         description="Build, run and analyse counterfactual and causal reasoning benchmarks "
                     "for vision-language models.",
@@ -66,6 +108,19 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _demo() -> list[str]:
+    """Bare ``whatif``: the demo run, announced (what it does, where it writes)."""
+    from whatifbench.runner.results import default_run_folder
+
+    out = default_run_folder()
+    print(f"whatif: no command given, so this runs the demo ('whatif run' without options): "
+          "the built-in reference models on a small generated C-VQA-Synthetic suite (made once "
+          f"under $WHATIF_HOME), with the results written into {out} ('whatif --help' lists "
+          "the commands, 'whatif run --help' the options of a run).", file=sys.stderr,
+          flush=True)
+    return ["run", "--out", str(out)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run a command; user errors print one message and exit 2 (exit codes:
     ``whatifbench.errors``). Messages pass ``secrets.redact``; everything printed is cleaned of
@@ -77,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        argv = argv or ["run"]
+        if not argv:
+            argv = _demo()
         parser = build_parser(argv)
         args = parser.parse_args(argv)
         if not hasattr(args, "func"):

@@ -31,7 +31,10 @@ def view_command(args: argparse.Namespace) -> int:
     from whatifbench.report.serve import make_server
     from whatifbench.report.sources import load_sources
 
-    sources = load_sources(args.runs)
+    notes: list[str] = []
+    sources = load_sources(args.runs, notes)
+    for note in notes:
+        print(f"whatif: note: {note}", file=sys.stderr)
     options = Options(dataset_roots=tuple(Path(d) for d in args.dataset_root))
     server = make_server(sources, options, args.port)
     print(f"Serving the results explorer at {server.url} (Ctrl-C stops it)", flush=True)

@@ -15,8 +15,8 @@ from whatifbench.core.card import Card
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.images import Inside, inspect_image
 from whatifbench.core.integrity import image_files, integrity_problems
-from whatifbench.core.item import Item, item_from_json
-from whatifbench.core.jsonfile import lone_surrogate
+from whatifbench.core.item import REPEATABLE_ROLES, Item, item_from_json
+from whatifbench.core.jsonfile import loads, lone_surrogate
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.errors import WhatifError
 
@@ -106,8 +106,8 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
     root = Path(root)
     if not root.is_dir():
         raise WhatifError(
-            f"There is no dataset folder at {root}. Pass a folder made by 'whatif generate', "
-            "'whatif import' or 'whatif build'."
+            f"There is no dataset folder at {root}.{_near(root)} Pass a folder made by 'whatif "
+            "generate', 'whatif import' or 'whatif build'."
         )
     card_path, items_path = root / CARD, root / ITEMS
     for path in (card_path, items_path):
@@ -118,7 +118,7 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
                 "'whatif import'."
             )
     try:
-        card = Card.from_json(json.loads(card_path.read_text(encoding="utf-8")))
+        card = Card.from_json(loads(card_path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise WhatifError(
             f"{card_path} is not a valid card ({exc}); re-create the dataset."
@@ -155,6 +155,27 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
     return Dataset(root, card, tuple(items), items_sha256, verified=verify and bool(card.hashes))
 
 
+def _near(root: Path) -> str:
+    """What a missing dataset folder was likely meant to be: a folder beside it with a close
+    name, or a generator of that name (``whatif generate NAME``)."""
+    from whatifbench.core.registry import listing
+    from whatifbench.core.suggest import closest
+
+    hints = []
+    try:
+        siblings = [p.name for p in root.parent.iterdir() if p.is_dir()]
+    except OSError:
+        siblings = []
+    found = closest(root.name, siblings)
+    if found:
+        hints.append(f" Did you mean {root.parent / found}?")
+    generator = closest(root.name, [e.name for e in listing("generator")])
+    if generator:
+        hints.append(f" To make the {generator} suite, run 'whatif generate {generator} --out "
+                     "DIR' and pass DIR.")
+    return "".join(hints)
+
+
 def _parse_items(text: str, items_path: Path) -> tuple[list[Item], dict[str, int], list[str]]:
     """Items of ``items.jsonl``, the line of each id, and the problems of its lines."""
     problems: list[str] = []
@@ -165,7 +186,7 @@ def _parse_items(text: str, items_path: Path) -> tuple[list[Item], dict[str, int
             continue
         where = f"{items_path}:{lineno}"
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except json.JSONDecodeError as exc:
             problems.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
             continue
@@ -212,10 +233,10 @@ def _image_problems(root: Path, items: list[Item], lines: dict[str, int], items_
 
 
 def _pair_problems(items: list[Item], items_path: Path) -> list[str]:
-    """Each pair holds distinct roles."""
+    """Each pair holds distinct roles (but the ``REPEATABLE_ROLES``)."""
     roles: dict[str, list[str]] = {}
     for item in items:
-        if item.pair_id is not None and item.role is not None:
+        if item.pair_id is not None and item.role not in (None, *REPEATABLE_ROLES):
             roles.setdefault(item.pair_id, []).append(item.role)
     return [
         f"{items_path}: pair {pid!r} has the role(s) {', '.join(r)} more than once"
@@ -346,7 +367,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except json.JSONDecodeError as exc:
             raise WhatifError(
                 f"{path}:{lineno} is not valid JSON ({exc.msg} at column {exc.colno}); "

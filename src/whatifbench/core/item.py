@@ -8,9 +8,13 @@ from typing import Any
 KINDS = ("number", "yes-no", "choice", "text")
 """Answer kinds: a count, yes/no, one of ``choices``, or free text."""
 
-ROLES = ("original", "counterfactual", "basic", "c2e", "e2c", "cue", "exp")
+ROLES = ("original", "counterfactual", "basic", "c2e", "e2c", "cue", "exp", "contrast")
 """Roles within a pair: C-VQA uses original/counterfactual, CFMM basic/counterfactual, MuCR
-poses four questions about each cause/effect pair (c2e, e2c, cue, exp)."""
+poses four questions about each cause/effect pair (c2e, e2c, cue, exp); the members of a
+contrast set (CELLO ``shortcut-free``: one question about two or four images, answered
+differently) are each ``contrast``."""
+REPEATABLE_ROLES = ("contrast",)
+"""Roles that several items of one pair may share."""
 
 FIELDS = ("id", "images", "question", "kind", "choices", "target", "pair_id", "role", "group",
           "meta", "provenance")

@@ -1,5 +1,6 @@
 """Read a file of JSON records in any of the shapes releases use: one record per line (JSON
-Lines), pretty-printed records one after another, a JSON array of records, or one record."""
+Lines), pretty-printed records one after another, a JSON array of records, or one record; and
+``loads``, the JSON parser for every file a user gives us (deep nesting refused)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,43 @@ from whatifbench.errors import WhatifError
 
 _RECORD_START = re.compile(r"\n[ \t]*\{")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+MAX_DEPTH = 100
+"""Deepest nesting of arrays and objects we read. Python's parser fails with a RecursionError
+near 1000 levels, and writing or walking a value recurses too; our own files nest a few levels."""
+
+
+def too_deep(text: str) -> int | None:
+    """The offset in ``text`` where JSON nesting passes ``MAX_DEPTH`` (``None`` when it does
+    not); brackets inside strings do not count. Cheap for text with few brackets."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return None
+    plain = _STRING.sub(lambda m: " " * len(m.group()), text)
+    depth = 0
+    for m in _BRACKET.finditer(plain):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return m.start()
+    return None
+
+
+def nested_error(text: str, at: int) -> json.JSONDecodeError:
+    """The parse error for nesting deeper than ``MAX_DEPTH`` at offset ``at``."""
+    return json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", text, at)
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` for user files: nesting deeper than ``MAX_DEPTH`` is a
+    ``json.JSONDecodeError`` (a ``ValueError``) like any other invalid JSON, never a
+    ``RecursionError``, so callers' messages name the file and line."""
+    at = too_deep(text)
+    if at is not None:
+        raise nested_error(text, at)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise nested_error(text, 0) from None
 
 
 def lone_surrogate(line: str, obj: Any) -> str | None:
@@ -54,7 +92,15 @@ def iter_objects(path: Path, what: str = "the release's JSONL file"
         line = text.count("\n", 0, pos) + 1
         try:
             start = pos
-            obj, pos = decoder.raw_decode(text, pos)
+            try:
+                obj, pos = decoder.raw_decode(text, pos)
+            except RecursionError:
+                raise nested_error(text, start) from None
+            if too_deep(text[start:pos]) is not None:
+                first = text.find("\n", start)
+                out.append((line, text[start:first if first >= 0 else n],
+                            f"not valid JSON (nested more than {MAX_DEPTH} levels deep)"))
+                continue
             bad = lone_surrogate(text[start:pos], obj)
             out.append((line, text[start:pos] if bad else obj, bad))
         except json.JSONDecodeError as exc:

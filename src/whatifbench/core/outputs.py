@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from whatifbench.core.fsutil import disk_full, ensure_dir, umask, write_bytes_atomic
+from whatifbench.core.jsonfile import loads
 from whatifbench.core.rename import rename_exchange, rename_noreplace
 from whatifbench.errors import WhatifError
 
@@ -63,7 +64,7 @@ def folder_kind(folder: Path) -> str | None:
 def _read_json(path: Path) -> object:
     try:
         if path.is_file() and not path.is_symlink() and path.stat().st_size < 1 << 24:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
     return None

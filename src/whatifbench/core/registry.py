@@ -221,4 +221,18 @@ def lookup(kind: str, name: str) -> Entry:
     available = ", ".join(n + ":..." if kind == "backend" and ":" not in n else n
                           for n in names) or "none"
     hint = {"backend": " (see 'whatif models')", "suite": " (see 'whatif suites')"}.get(kind, "")
-    raise WhatifError(f"Unknown {kind} {name!r}. Available: {available}{hint}.")
+    raise WhatifError(f"Unknown {kind} {name!r}.{_suggestion(kind, name, names)} "
+                      f"Available: {available}{hint}.")
+
+
+def _suggestion(kind: str, name: str, names: list[str]) -> str:
+    """`` Did you mean builtin:random?`` for a mistyped name; a backend family is matched on
+    its own (``opnai:gpt-4o`` → ``openai:gpt-4o``)."""
+    from whatifbench.core.suggest import closest
+
+    found = closest(name, names)
+    family, colon, rest = name.partition(":")
+    if found is None and colon and kind in ("backend", "image-backend"):
+        near = closest(family, [n for n in names if ":" not in n])
+        found = f"{near}:{rest}" if near else None
+    return f" Did you mean {found}?" if found else ""

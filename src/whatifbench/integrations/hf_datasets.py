@@ -29,6 +29,7 @@ from whatifbench.core.dataset import IMAGES, Dataset, DatasetWriter, load_datase
 from whatifbench.core.fsutil import dumps, sha256_bytes, write_text_atomic
 from whatifbench.core.integrity import image_files
 from whatifbench.core.item import Item, item_from_json
+from whatifbench.core.jsonfile import loads
 from whatifbench.core.outputs import check_output, staged_dir
 from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
@@ -241,7 +242,7 @@ def _item(row: dict[str, Any], where: str, problems: list[str]) -> tuple[Item, l
     obj["images"] = list(paths)
     for column in ("meta", "provenance"):
         try:
-            obj[column] = json.loads(row.get(column) or "{}")
+            obj[column] = loads(row.get(column) or "{}")
         except json.JSONDecodeError as exc:
             problems.append(f"{where}: column '{column}' is not JSON ({exc.msg})")
             return None

@@ -199,6 +199,13 @@ class Backend(ABC):
     def prepare(self, items: Sequence[Item]) -> None:  # noqa: B027  (optional hook)
         """Hook called once with the evaluated items before requests are sent."""
 
+    def load(self) -> object:
+        """Hook called before the first request is computed and before the progress bar
+        starts (never when every answer comes from the run store): a backend that reads weights
+        does it here, so its own loading messages do not cut across the progress bar. What it
+        returns is not used."""
+        return None
+
     def use_store(self, store: Any) -> None:  # noqa: B027  (optional hook)
         """Hook: the run store (``runner.store.RunStore``), for backends whose answers come
         from inner model calls that they cache themselves (program backends)."""

@@ -5,13 +5,13 @@ accepted only when its ``items.jsonl`` still has the hash the run recorded."""
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from whatifbench.core.fsutil import sha256_bytes
+from whatifbench.core.jsonfile import loads
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,11 @@ def _locate(recorded: str, expected: str | None, name: str, roots: tuple[Path, .
             stamp: tuple[tuple[str, int, int], ...]) -> DatasetView:
     """``locate`` for one state of the candidate folders (``stamp``: their items.jsonl files'
     modification times and sizes, so a changed or moved dataset is looked at again)."""
+    if not expected:
+        return DatasetView(name, recorded, None, (
+            f"The run on the dataset {name} records no hash of its items (its results.json was "
+            "edited), so its images and options are not shown: the folder it names may hold "
+            "another dataset now. Re-create the run folder with 'whatif run --out'."))
     changed: list[Path] = []
     for folder in _candidates(recorded, roots):
         items = folder / "items.jsonl"
@@ -79,7 +84,7 @@ def _locate(recorded: str, expected: str | None, name: str, roots: tuple[Path, .
             continue
         try:
             raw = items.read_bytes()
-            if expected and sha256_bytes(raw) != expected:
+            if sha256_bytes(raw) != expected:
                 changed.append(folder)
                 continue
             text = raw.decode("utf-8")
@@ -102,12 +107,12 @@ def _items(text: str) -> dict[str, dict[str, Any]]:
     """The items by id (one parse of the whole file; line by line if some line is broken)."""
     lines = [line for line in text.splitlines() if line.strip()]
     try:
-        objects = json.loads("[" + ",".join(lines) + "]")
+        objects = loads("[" + ",".join(lines) + "]")
     except ValueError:
         objects = []
         for line in lines:
             try:
-                objects.append(json.loads(line))
+                objects.append(loads(line))
             except ValueError:
                 continue
     return {obj["id"]: obj for obj in objects

@@ -213,7 +213,7 @@ def figures_for(runs: Sequence[RunResult]) -> list[FigureSpec]:
     for group in shown_together(runs):
         suite = group[0].suite
         if suite == "cvqa-synthetic":
-            out += _paired(group, {g: f"T{g[-1]}" for g in SYN_GROUPS}, SYN_GROUPS)
+            out += _paired(group, {g: g for g in SYN_GROUPS}, SYN_GROUPS)
         elif suite == "cvqa-real":
             out += _paired(group, REAL_LABELS, REAL_GROUPS)
         elif suite == "cfmm":

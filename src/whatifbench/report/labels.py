@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from whatifbench.runner.ablation import ablation_of
@@ -27,6 +28,23 @@ def shown_together(runs: Sequence[RunResult]) -> list[list[RunResult]]:
     for run in runs:
         groups.setdefault(dataset_key(run), []).append(run)
     return list(groups.values())
+
+
+def distinct_datasets(runs: Sequence[RunResult]) -> list[RunResult]:
+    """The runs as reports show them: where datasets of one name hold different items, each
+    one's name carries the short hash of its items (``handmade (sha256 3fa2c1d9e0b4)``), so
+    tables, figures and the page tell them apart. Other runs are returned as they are."""
+    hashes: dict[str, set[str]] = {}
+    for run in runs:
+        hashes.setdefault(run.dataset, set()).add(dataset_key(run)[2])
+    out = []
+    for run in runs:
+        digest = dataset_key(run)[2]
+        if len(hashes[run.dataset]) > 1:
+            short = digest[:12] if digest != "None" else "not recorded"
+            run = replace(run, dataset=f"{run.dataset} (sha256 {short})")
+        out.append(run)
+    return out
 
 
 def model_name(run: RunResult) -> str:
@@ -66,6 +84,14 @@ def _show(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def _fact(name: str, facts: dict[str, Any]) -> str:
+    """``name=value``; a backend argument the run did not pass is ``no -M name`` (the
+    backend's default), not ``-M name=none``."""
+    if name.startswith("-M ") and name not in facts:
+        return f"no {name}"
+    return f"{name}={_show(facts.get(name))}"
+
+
 def differing(runs: Sequence[RunResult]) -> list[str]:
     """Fact names whose values differ between ``runs`` (in label order)."""
     facts = [_facts(r) for r in runs]
@@ -90,8 +116,7 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
             continue
         facts = _facts(run)
         ablated = ablation_of(run.spec)
-        shown = [f"{k}={_show(facts.get(k))}" for k in names
-                 if not (k == "spec" and distinct_names)]
+        shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)]
         if ablated:  # always named, even when every run shown is ablated
             shown.insert(0, f"image: {ablated}")
         name = model_name(run)

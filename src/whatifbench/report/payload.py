@@ -87,6 +87,29 @@ class Strings:
                 else self(text) for text in texts]
 
 
+SAFE_INTEGER = 2**53 - 1
+"""Largest integer a browser's JSON parser keeps exactly (``Number.MAX_SAFE_INTEGER``)."""
+
+
+def js_safe(value: Any) -> Any:
+    """``value`` with every integer a browser would round (seeds, hashes as numbers) turned
+    into its decimal string, so the page shows it digit for digit."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE_INTEGER:
+        return str(value)
+    if isinstance(value, dict):
+        return {k: js_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [js_safe(v) for v in value]
+    return value
+
+
+def _labels(item: dict[str, Any]) -> list[Any]:
+    """The label of each image (MuCR's ``Cause``, ``A`` … in ``meta["image_labels"]``)."""
+    labels = (item.get("meta") or {}).get("image_labels")
+    images = item.get("images") or []
+    return list(labels) if isinstance(labels, list) and len(labels) == len(images) else []
+
+
 def _item_record(sid: str, raw: dict[str, Any] | None, s: Sample) -> dict[str, Any]:
     if raw is not None:
         return raw
@@ -133,11 +156,13 @@ def _dataset(group: Sequence[Source], view: DatasetView, runs_json: list[dict[st
     column["id"] = s.many(order)
     column["question"] = s.many(r.get("question") for r in records)
     column["images"] = [[image(p) for p in r.get("images") or []] for r in records]
+    column["labels"] = [s.many(_labels(r)) for r in records]
     column["intervened"] = [image((r.get("provenance") or {}).get("intervened_image"))
                             for r in records]
-    column["provenance"] = [r.get("provenance") or None for r in records]
+    column["provenance"] = [js_safe(r.get("provenance")) or None for r in records]
     cols = {k: column[k] for k in ("id", "pair", "role", "group", "question", "kind", "choices",
-                                   "target", "images", "intervened", "facets", "provenance")}
+                                   "target", "images", "labels", "intervened", "facets",
+                                   "provenance")}
     position = {sid: k for k, sid in enumerate(order)}
     for src, entry in zip(group, runs_json, strict=True):
         entry["samples"] = _samples(src.run.samples, position, s)
@@ -182,9 +207,9 @@ def _samples(samples: Sequence[Sample], position: dict[str, int], s: Strings) ->
         "scores": [x.scores for x in samples] if any(x.scores for x in samples) else None,
         "score": [x.score for x in samples] if any(x.score is not None for x in samples)
         else None,
-        "judgement": [x.judgement or None for x in samples]
+        "judgement": [js_safe(x.judgement) or None for x in samples]
         if any(x.judgement for x in samples) else None,
-        "trace": [x.trace for x in samples] if any(x.trace for x in samples) else None,
+        "trace": [js_safe(x.trace) for x in samples] if any(x.trace for x in samples) else None,
     }
 
 
@@ -247,7 +272,7 @@ def build_payload(sources: Sequence[Source],
             entries.append({
                 "label": label, "name": model_name(src.run), "model": src.run.model,
                 "dataset": d, "suite": src.run.suite, "folder": src.folder,
-                "spec": src.run.spec, "execution": src.execution,
+                "spec": js_safe(src.run.spec), "execution": src.execution,
                 "counts": overview.counts(src.run.samples),
                 "eyes": overview.believes_eyes(src.run.samples, view.items),
             })

@@ -20,15 +20,29 @@ def _pyplot() -> Any:
     return plt
 
 
+ROLE_ORDER = ("original", "basic", "counterfactual", "c2e", "e2c", "cue", "exp")
+"""Roles in the order (and so the colours) the report's figures and the page give them: the
+first question of a pair is matplotlib's first colour, the counterfactual its second."""
+
+
+def role_color(role: str) -> str:
+    """The colour of a role's bars, the same as in the report's figures."""
+    if role in ("original", "basic"):
+        return "C0"
+    return f"C{ROLE_ORDER.index(role) - 1}" if role in ROLE_ORDER else "C7"
+
+
 def answer_histograms(items: Sequence[Item], out: Path, name: str) -> list[Path]:
-    """One bar chart of answer shares per group (roles side by side); returns the files."""
+    """One bar chart of answer shares per group (roles side by side, in the report's order and
+    colours); returns the files."""
     plt = _pyplot()
     ensure_dir(out)
     written = []
     groups = sorted({i.group or "-" for i in items})
     for group in groups:
         members = [i for i in items if (i.group or "-") == group]
-        roles = sorted({i.role or "-" for i in members})
+        roles = sorted({i.role or "-" for i in members},
+                       key=lambda r: (ROLE_ORDER.index(r) if r in ROLE_ORDER else 99, r))
         answers = sorted({i.target for i in members}, key=_answer_order)
         fig, ax = plt.subplots(figsize=(max(4.0, 0.35 * len(answers) + 2), 3))
         width = 0.8 / len(roles)
@@ -36,7 +50,8 @@ def answer_histograms(items: Sequence[Item], out: Path, name: str) -> list[Path]
             counts = Counter(i.target for i in members if (i.role or "-") == role)
             total = sum(counts.values()) or 1
             xs = [j + k * width for j in range(len(answers))]
-            ax.bar(xs, [100 * counts[a] / total for a in answers], width=width, label=role)
+            ax.bar(xs, [100 * counts[a] / total for a in answers], width=width, label=role,
+                   color=role_color(role))
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(answers))])
         ax.set_xticklabels(answers, rotation=90 if len(answers) > 12 else 0, fontsize=7)
         ax.set_ylabel("% of questions")

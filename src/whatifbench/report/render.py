@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from whatifbench.report.comparisons import (
 )
 from whatifbench.report.errors import mark_errors
 from whatifbench.report.human import human_tables, humans_last, note_humans
-from whatifbench.report.labels import run_labels, shown_together
+from whatifbench.report.labels import distinct_datasets, run_labels, shown_together
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload
 from whatifbench.report.programs import program_failure_table
@@ -28,7 +29,7 @@ from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
 from whatifbench.runner.evaluate import get_suite
-from whatifbench.runner.results import RunResult, new_run_id
+from whatifbench.runner.results import RunResult, new_run_id, samples_digest
 from whatifbench.secrets import redact
 
 DEFAULT = Options()
@@ -41,8 +42,10 @@ def tables_for(runs: Sequence[RunResult], roots: Sequence[Path] = (),
     """Each suite's tables over the runs of each dataset (datasets and runs in first-seen
     order), with backend errors marked in each (``report.errors``), reference rows
     (``report.reference``; ``roots``: where moved datasets are) and the paired comparisons
-    (``report.comparisons``; ``slices``: also per slice)."""
-    return [t for group in shown_together(runs) for t in dataset_tables(group, roots, slices)]
+    (``report.comparisons``; ``slices``: also per slice); datasets of one name are told apart by
+    their hash (``labels.distinct_datasets``)."""
+    return [t for group in shown_together(distinct_datasets(runs))
+            for t in dataset_tables(group, roots, slices)]
 
 
 def dataset_tables(runs: Sequence[RunResult], roots: Sequence[Path] = (),
@@ -63,21 +66,26 @@ def dataset_tables(runs: Sequence[RunResult], roots: Sequence[Path] = (),
 def runs_table(sources: Sequence[Source]) -> Table:
     """Which run folder each row came from."""
     rows = []
-    for group in shown_together([s.run for s in sources]):
+    shown = distinct_datasets([s.run for s in sources])
+    folder = {id(run): src.folder for run, src in zip(shown, sources, strict=True)}
+    for group in shown_together(shown):
         labels = run_labels(group)
         for run, label in zip(group, labels, strict=True):
-            src = next(s for s in sources if s.run is run)
             rows.append((label, run.suite, run.dataset, run.model,
-                         src.folder or "(this run)"))
+                         folder[id(run)] or "(this run)"))
     return Table("Runs: where each row comes from", ("row", "suite", "dataset", "model spec",
                                                       "run folder"), tuple(rows))
 
 
-def results_json(runs: Sequence[RunResult], run_id: str | None = None) -> str:
-    """The text of ``results.json``: ``{"run_id": ..., "runs": [...], "comparisons": [...]}``
-    (``report.comparisons.comparisons_json``: every two runs of a dataset, and multimodal
-    gains)."""
-    head = {"run_id": run_id} if run_id is not None else {}
+def results_json(runs: Sequence[RunResult], run_id: str | None = None,
+                 samples_sha256: str | None = None) -> str:
+    """The text of ``results.json``: ``{"run_id": ..., "samples_sha256": ..., "runs": [...],
+    "comparisons": [...]}`` (``samples_sha256``: ``runner.results.samples_digest`` of the
+    ``samples.jsonl`` beside it; ``report.comparisons.comparisons_json``: every two runs of a
+    dataset, and multimodal gains)."""
+    head: dict[str, Any] = {"run_id": run_id} if run_id is not None else {}
+    if samples_sha256 is not None:
+        head["samples_sha256"] = samples_sha256
     return json.dumps({**head, "runs": [r.to_json() for r in runs],
                        "comparisons": comparisons_json(runs)}, indent=2,
                       ensure_ascii=False) + "\n"
@@ -137,7 +145,9 @@ def explorer_payload(sources: Sequence[Source], options: Options = DEFAULT) -> d
                 "comparisons": comparisons_payload(runs),
                 "reference": [{"label": CHANCE, "value": chance}] if chance is not None else []}
 
-    return build_payload(sources, per_dataset, options)
+    shown = distinct_datasets([src.run for src in sources])
+    return build_payload([replace(src, run=run) for src, run in zip(sources, shown, strict=True)],
+                         per_dataset, options)
 
 
 def report_html(sources: Sequence[Source], options: Options = DEFAULT) -> str:
@@ -185,12 +195,15 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     names = ("samples.jsonl", EXECUTION, "report.md", "report.html", "results.json", TABLES)
     md = "# whatifbench results\n\n" + "\n\n".join(
         t.to_markdown() for t in [*tables, runs_table(sources)]) + "\n"
+    samples = redact(samples_jsonl(runs, run_id, full_replies))
+    digest = samples_digest(samples, run_id)
     with staged_dir(out, overwrite, inputs, kind="run") as stage:
-        for name, text in (("samples.jsonl", samples_jsonl(runs, run_id, full_replies)),
-                           (EXECUTION, execution_json(sources)), ("report.md", md)):
+        for name, text in (("samples.jsonl", samples), (EXECUTION, execution_json(sources)),
+                           ("report.md", md)):
             (stage / name).write_text(redact(text), encoding="utf-8")
         write_tables(stage, tables)
         (stage / "report.html").write_text(redact(report_html(sources, options)),
                                            encoding="utf-8")
-        (stage / "results.json").write_text(redact(results_json(runs, run_id)), encoding="utf-8")
+        (stage / "results.json").write_text(redact(results_json(runs, run_id, digest)),
+                                            encoding="utf-8")
     return {name: Path(out) / name for name in names}

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.jsonfile import loads
 from whatifbench.report.payload import Source
 from whatifbench.runner.results import RunResult, load_runs
 
@@ -31,7 +32,7 @@ def fresh(runs: Sequence[RunResult]) -> list[Source]:
 def _entries(folder: Path, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
     """The ``execution.json`` entry of each run (empty when absent or not matching)."""
     try:
-        entries = json.loads((folder / EXECUTION).read_text(encoding="utf-8"))["runs"]
+        entries = loads((folder / EXECUTION).read_text(encoding="utf-8"))["runs"]
     except (OSError, ValueError, KeyError, TypeError):
         return [{} for _ in runs]
     if not isinstance(entries, list) or len(entries) != len(runs):
@@ -41,14 +42,29 @@ def _entries(folder: Path, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
             for run, e in zip(runs, entries, strict=True)]
 
 
-def load_sources(folders: Sequence[str | Path]) -> list[Source]:
+def _identity(run: RunResult) -> str:
+    """What makes two runs the same run (their samples follow from it)."""
+    return json.dumps([run.suite, run.dataset, run.model, run.n_items, run.metrics, run.spec],
+                      sort_keys=True, default=str)
+
+
+def load_sources(folders: Sequence[str | Path], notes: list[str] | None = None) -> list[Source]:
     """Every run of the given run folders, with the folder it was first written to (a merged
-    report remembers its sources) and its recorded execution."""
+    report remembers its sources) and its recorded execution. A run given again (the same
+    folder twice, a copy, a merged report holding it) is kept once, and ``notes`` says so."""
     out: list[Source] = []
+    seen: dict[str, Path] = {}
     for folder in folders:
         path = Path(folder)
         runs = load_runs(path)
         for run, entry in zip(runs, _entries(path, runs), strict=True):
+            key = _identity(run)
+            if key in seen:
+                if notes is not None:
+                    notes.append(f"The run of {run.model} on {run.dataset} in {path} is given "
+                                 f"more than once (also in {seen[key]}); it is shown once.")
+                continue
+            seen[key] = path
             execution = {k: v for k, v in entry.items()
                          if k not in ("dataset", "model", "folder", "recorded")}
             recorded = entry and entry.get("recorded", True)

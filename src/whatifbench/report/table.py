@@ -10,6 +10,7 @@ the column shares it, and in the cell when it varies down a column.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -172,8 +173,8 @@ class Table:
         return "\n".join(lines)
 
     def flat_columns(self, annotated: bool = True) -> list[str]:
-        """Column names with their span label folded in (``T1 orig``); ``annotated``: with the
-        n annotations of ``headers``."""
+        """Column names with their span label folded in (``abs_counting_1 orig``);
+        ``annotated``: with the n annotations of ``headers``."""
         spans, names, _ = (self.headers() if annotated
                            else (list(self.groups), list(self.columns), ()))
         start = 0
@@ -247,8 +248,15 @@ def terminal_width() -> int | None:
     return shutil.get_terminal_size((100, 24)).columns
 
 
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~&!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+"""Characters Markdown (or the HTML it may hold) would read as markup: escaped with a backslash,
+so a model name or any other text shows as written (an underscore inside a word, as in
+``snake_case`` or a path, is not markup and stays as it is)."""
+
+
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """``text`` as literal Markdown on one line."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.splitlines()))
 
 
 def fmt(value: float | None, digits: int = 1) -> str:

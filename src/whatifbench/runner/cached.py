@@ -43,6 +43,7 @@ def generate_cached(backend: Backend, requests: Sequence[Request], store: RunSto
     pending = [i for i, r in enumerate(out) if r is None]
     computed = errors = 0
     if pending:
+        backend.load()  # weights first: a model's own loading bar never cuts across ours
         from tqdm import tqdm  # imported only when there is work to show
 
         bar = tqdm(total=len(requests), initial=len(requests) - len(pending), desc=label,

@@ -67,13 +67,14 @@ def connect(address: str | None) -> RaySession:
         try:
             ray.init(address="auto", **options)
         except ConnectionError:
-            ray.init(include_dashboard=False, **options)
+            _start_local(ray, options)
             started_local = True
     else:
-        if chosen == "local":
-            options["include_dashboard"] = False
         try:
-            ray.init(address=chosen, **options)
+            if chosen == "local":
+                _start_local(ray, options)
+            else:
+                ray.init(address=chosen, **options)
         except (ConnectionError, ValueError, RuntimeError, TimeoutError) as exc:
             raise WhatifError(
                 f"Cannot connect to the Ray cluster at {chosen!r} ({str(exc)[:300]}). Start one "
@@ -83,6 +84,22 @@ def connect(address: str | None) -> RaySession:
         started_local = chosen == "local"
     return RaySession(owned=True, started_local=started_local, node_id=_node_id(ray),
                       client=_is_client(ray))
+
+
+def _start_local(ray: ModuleType, options: dict[str, Any]) -> None:
+    """Start a Ray for this command alone, reachable from this machine only: its node address
+    is the loopback one, so the GCS, the raylet, the workers and the agents listen on
+    127.0.0.1, not on every interface. (Ray asks for this with its single-machine mode, which
+    it uses on macOS and Windows; passing ``_node_ip_address="127.0.0.1"`` is not enough, Ray
+    swaps it for the machine's address.)"""
+    from ray._private import ray_constants
+
+    cluster = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        ray.init(address="local", include_dashboard=False, **options)
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = cluster
 
 
 def disconnect(session: RaySession) -> None:

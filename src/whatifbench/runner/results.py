@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import secrets
 import time
 import uuid
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import secrets as credentials
+from whatifbench.core.jsonfile import loads
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 
@@ -108,6 +111,16 @@ RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
 """Required fields of a ``results.json`` run entry and their JSON types."""
 
 
+def samples_digest(text: str, run_id: str | None) -> str:
+    """The sha256 that ``results.json`` records of the ``samples.jsonl`` text beside it: of the
+    text with each line's leading ``run_id`` field left out (so identical runs get identical
+    ``results.json`` files but for their ``run_id``)."""
+    if run_id is not None:
+        head = re.escape(f'{{"run_id": {json.dumps(run_id)}, ')
+        text = re.sub(f"(?m)^{head}", "{", text)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def new_run_id() -> str:
     """A random id for one run output folder (``results.json`` and each ``samples.jsonl`` line)."""
     return uuid.uuid4().hex
@@ -133,7 +146,7 @@ def load_runs(folder: str | Path) -> list[RunResult]:
             f"{folder} holds no results.json; pass a folder written by 'whatif run --out'."
         )
     try:
-        data = json.loads(results.read_text(encoding="utf-8"))
+        data = loads(results.read_text(encoding="utf-8"))
         entries = data["runs"]
         if not isinstance(entries, list):
             raise TypeError("'runs' is not a list")
@@ -147,7 +160,8 @@ def load_runs(folder: str | Path) -> list[RunResult]:
                 "'whatif run' or was edited. Re-create the folder with 'whatif run --out' "
                 "(answers come from the run store at no cost).")
     run_id = data.get("run_id")
-    samples = _read_samples(folder / "samples.jsonl", results, run_id)
+    samples = _read_samples(folder / "samples.jsonl", results, run_id,
+                            data.get("samples_sha256"))
     runs = []
     shared = Counter((e["dataset"], e["model"]) for e in entries)
     for e in entries:
@@ -178,9 +192,17 @@ def _entry_problems(entry: object) -> str | None:
     return f"has field(s) of the wrong type: {', '.join(wrong)}" if wrong else None
 
 
-def _read_samples(path: Path, results: Path,
-                  run_id: str | None) -> dict[tuple[str, str], list[Sample]]:
-    """Samples by (dataset, model); each line must carry ``run_id``."""
+def _changed(path: Path, results: Path, why: str) -> str:
+    """The message for a ``samples.jsonl`` that does not match its ``results.json``."""
+    return (f"{path} was changed after the run wrote it ({why}), so the items shown would "
+            f"contradict the tables of {results.name}. Restore the file, or re-create the folder "
+            "with 'whatif run --out' (answers come from the run store at no cost).")
+
+
+def _read_samples(path: Path, results: Path, run_id: str | None,
+                  expected: object = None) -> dict[tuple[str, str], list[Sample]]:
+    """Samples by (dataset, model); each line must carry ``run_id``, and the records must have
+    the digest ``results.json`` records (``expected``; absent in folders of older versions)."""
     samples: dict[tuple[str, str], list[Sample]] = {}
     if not path.is_file():
         if run_id is not None:
@@ -189,11 +211,12 @@ def _read_samples(path: Path, results: Path,
                               "'whatif run --out'.")
         return samples
     names = {f.name for f in fields(Sample)}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    text = path.read_text(encoding="utf-8")
+    for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
             sample = Sample(**{k: v for k, v in obj.items() if k in names})
         except (ValueError, TypeError, AttributeError) as exc:
             raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None
@@ -205,4 +228,7 @@ def _read_samples(path: Path, results: Path,
                 "together), and merging them would mislead. Re-create the folder with 'whatif "
                 "run --out' (answers come from the run store at no cost).")
         samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
+    if expected is not None and samples_digest(text, run_id) != expected:
+        raise WhatifError(_changed(path, results, "its records do not have the sha256 "
+                                   f"{results.name} beside it records"))
     return samples

@@ -10,13 +10,13 @@ dataset and was posed with whatifbench's prompt, then scores the replies with ou
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import MAX_LISTED, Dataset, iter_jsonl, problems_message
 from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.jsonfile import loads
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import image_labels, prompts
 from whatifbench.integrations.lmms.export import MUCR_METRICS, PAIRED, task_name
@@ -136,7 +136,7 @@ def run_config(path: Path, task: str | None) -> dict[str, Any]:
     if not results.is_file():
         return {}
     try:
-        data = json.loads(results.read_text(encoding="utf-8"))
+        data = loads(results.read_text(encoding="utf-8"))
         config = data.get("config") or {}
         task_config = (data.get("configs") or {}).get(task or "", {})
     except (ValueError, AttributeError):

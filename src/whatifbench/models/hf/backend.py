@@ -83,6 +83,10 @@ class HFBackend(Backend):
                                 self.text_only)
         return self._loaded
 
+    def load(self) -> None:
+        """Read the weights now (before the runner's progress bar starts)."""
+        self.loaded  # noqa: B018  (the property loads them)
+
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """Replies decoded as each request's decoding record says (greedy without one), batched
         (``-M batch_size``) with left padding; a sampled request is generated alone, from its

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+# anyio (4.x) wraps each task it spawns in a coroutine of its own; when the task is cancelled
+# before its first step, the wrapped coroutine is dropped without being closed. Stopping a run
+# whose server cannot be reached cancels connections being opened (httpx → anyio's
+# happy-eyeballs ``connect_tcp``), so Python would warn, at exit, about a connection attempt
+# that never started. Nothing was lost; the warning is only noise, silenced for that coroutine.
+warnings.filterwarnings("ignore", message=r"coroutine 'connect_tcp\.<locals>\.try_connect' "
+                        "was never awaited", category=RuntimeWarning)
 
 
 def as_completed(count: int, work: Callable[[int], Coroutine[Any, Any, T]],

@@ -5,14 +5,18 @@ the fewest requests in flight (ties: the one chosen longest ago). A server whose
 a server-side reason (connection refused or dropped, timeout, 429, 5xx, malformed reply) rests
 for a backoff that doubles with each consecutive failure (or for its ``Retry-After``) while the
 others take the load; after the rest it gets one request at a time until one succeeds. With a
-single server nothing rests: the caller's own per-call backoff applies, as before.
+single server nothing rests: the caller's own per-call backoff applies, as before. The balancer
+also keeps the durations of recent successful calls, from which ``hedge.hedged`` decides when a
+call has been slow for long enough to be sent to another server as well.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import statistics
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
@@ -23,6 +27,13 @@ from whatifbench.models.openai_compat.options import sanitize_url
 OK, FAILED, NEUTRAL = "ok", "failed", "neutral"
 """Outcomes of a call for its server: answered, failed on the server's side, or the request's
 own fault (e.g. HTTP 400), which says nothing about the server."""
+HEDGE_FACTOR = 4.0
+"""A call is sent to another server as well once it has taken this many times the median of
+recent successful calls ..."""
+HEDGE_MIN = 1.0
+"""... and at least this many seconds."""
+HEDGE_SAMPLES = 3
+"""Successful calls needed before any call is hedged (no usual duration to compare with)."""
 
 
 @dataclass
@@ -100,6 +111,8 @@ class Balancer:
         self.rng = random.Random()
         self.changed = asyncio.Event()
         self.picks = 0
+        self.durations: deque[float] = deque(maxlen=64)
+        """Seconds taken by recent successful calls (all servers)."""
 
     @property
     def several(self) -> bool:
@@ -116,11 +129,13 @@ class Balancer:
             return False
         return server.failures == 0 or server.outstanding == 0  # one probe after a rest
 
-    async def acquire(self) -> Lease:
-        """A connection of the least busy open server (waits while none is open)."""
+    async def acquire(self, avoid: Server | None = None) -> Lease:
+        """A connection of the least busy open server, other than ``avoid`` when another is
+        open (waits while none is open)."""
         while True:
             now = time.monotonic()
             open_ = [s for s in self.servers if self._open(s, now)]
+            open_ = [s for s in open_ if s is not avoid] or open_
             if open_:
                 server = min(open_, key=lambda s: (s.outstanding, s.picked))
                 self.picks += 1
@@ -145,11 +160,31 @@ class Balancer:
             server.failures = 0
             server.answered += 1
         elif outcome == FAILED:
-            server.failures += 1
-            server.failed += 1
-            if self.several:
-                server.resting_until = time.monotonic() + self.rest(server.failures, asked)
+            self.count_failure(server, asked)
         self.changed.set()
+
+    def count_failure(self, server: Server, asked: float | None = None) -> None:
+        """Count a server-side failure of ``server``: with several servers it rests."""
+        server.failures += 1
+        server.failed += 1
+        if self.several:
+            server.resting_until = time.monotonic() + self.rest(server.failures, asked)
+
+    def record(self, seconds: float) -> None:
+        """Remember how long a successful call took."""
+        self.durations.append(seconds)
+
+    def hedge_after(self) -> float | None:
+        """Seconds after which a call is slow enough to be sent to another server too
+        (``None``: a single server, or too few calls seen yet)."""
+        if not self.several or len(self.durations) < HEDGE_SAMPLES:
+            return None
+        return max(HEDGE_MIN, HEDGE_FACTOR * statistics.median(self.durations))
+
+    def other_open(self, server: Server | None) -> bool:
+        """Whether a server other than ``server`` may take a call now."""
+        now = time.monotonic()
+        return any(s is not server and self._open(s, now) for s in self.servers)
 
     def rest(self, failures: int, asked: float | None) -> float:
         """Seconds a failing server rests: its ``Retry-After``, else the backoff doubled per

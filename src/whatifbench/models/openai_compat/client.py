@@ -7,8 +7,9 @@ are streamed and read up to ``max_reply_mb``; a longer reply is retried on anoth
 there are several, else fails the call at once, as do other 4xx answers and replies without
 content; 401/403/404 stop the whole run
 because no request can succeed, and so does a server that none of the first attempts reached.
-Calls are spread over several servers by ``balancer.Balancer``. Every message is passed through
-the redactor first.
+Calls are spread over several servers by ``balancer.Balancer``; over several, a call much slower
+than the fleet's usual one is sent to another server too (``hedge``), and a redirect (3xx) is
+a failure of that server, retried elsewhere. Every message is passed through the redactor first.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from whatifbench.models.openai_compat.balancer import (
     Lease,
     open_server,
 )
-from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor
+from whatifbench.models.openai_compat.hedge import Track, hedged
+from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor, sanitize_url
 from whatifbench.models.openai_compat.payloads import EmptyReply, MalformedReply
 
 RETRY_STATUS = frozenset({408, 409, 429})
@@ -148,13 +150,25 @@ class RetryingClient:
         A 200 answer that is not JSON or that ``parse`` rejects with ``MalformedReply`` is
         retried (on another server when one is healthy). Raises ``CallFailed`` after the last
         retry or for an answer without content, ``WhatifError`` when the server refuses the
-        key, does not know the model or endpoint, or cannot be reached at all.
+        key, does not know the model or endpoint, or cannot be reached at all. Over several
+        servers a slow call is hedged (``hedge.hedged``).
         """
+        def attempts(track: Track) -> Any:
+            return self._post(path, body, parse, track)
+
+        if not self.balancer.several:
+            return await attempts(Track())
+        return await hedged(attempts, self.balancer, CallFailed)
+
+    async def _post(self, path: str, body: dict[str, Any], parse: Callable[[Any], Any],
+                    track: Track) -> tuple[Any, int]:
+        """``post``'s attempts and retries, one after another (progress kept in ``track``)."""
         attempts = self.options.max_retries + 1
         problem = "no attempt was made"
         for attempt in range(attempts):
             asked: float | None = None
-            lease = await self.balancer.acquire()
+            lease = await self.balancer.acquire(track.avoid)
+            track.begin(lease.server)
             outcome = FAILED
             try:
                 # The timeout bounds the whole call, from connecting to the last byte: httpx's
@@ -187,7 +201,8 @@ class RetryingClient:
                     try:
                         value = parse(json.loads(raw))
                         outcome = OK
-                    except (ValueError, UnicodeDecodeError):
+                        self.balancer.record(time.monotonic() - track.started)
+                    except (ValueError, UnicodeDecodeError, RecursionError):  # nested too deep
                         problem = "the server sent a reply that is not JSON"
                     except MalformedReply as exc:
                         problem = f"malformed reply: {exc}"
@@ -199,7 +214,12 @@ class RetryingClient:
                     detail = self.redact(raw.decode("utf-8", "replace"))[:300].strip()
                     problem = f"HTTP {status}: {detail}" if detail else f"HTTP {status}"
                     asked = retry_after(response.headers)
-                    if status not in RETRY_STATUS and status < 500:
+                    if 300 <= status < 400:  # another server may answer; this one would not
+                        problem = self._redirected(status, response.headers)
+                        if not self.balancer.several:
+                            self.balancer.release(lease, NEUTRAL)
+                            raise CallFailed(self.redact(problem))
+                    elif status not in RETRY_STATUS and status < 500:
                         self.balancer.release(lease, NEUTRAL)
                         self._check_fatal(status, detail, lease.server.public)
                         raise CallFailed(self.redact(self._at(problem, lease)))
@@ -211,6 +231,14 @@ class RetryingClient:
                 await asyncio.sleep(self._delay(attempt, asked))
         raise CallFailed(self.redact(f"{problem} (after {attempts} attempt"
                                      f"{'s' if attempts != 1 else ''})"))
+
+    @staticmethod
+    def _redirected(status: int, headers: httpx.Headers) -> str:
+        """The problem of a redirect (not followed: the request would carry the key to a
+        place nobody chose)."""
+        where = sanitize_url(headers.get("location") or "") or "(no Location)"
+        return (f"HTTP {status}: the server redirects to {where}; give the address it "
+                "redirects to as --base-url")
 
     def _at(self, problem: str, lease: Lease) -> str:
         """Name the server in a problem when there are several."""

@@ -187,6 +187,12 @@ def _inplacevar(op: str, x: Any, y: Any) -> Any:
     return fn(x, y)
 
 
+def _apply(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """RestrictedPython's hook for calls with ``*args`` or ``**kwargs``: a plain call (the
+    callee is already reachable only through the guards)."""
+    return func(*args, **kwargs)
+
+
 def restricted_globals(extra: dict[str, Any], printed: Printed) -> dict[str, Any]:
     """Fresh globals for one program: safe builtins, RestrictedPython's guards, runtime names."""
     from RestrictedPython.Guards import (
@@ -205,7 +211,7 @@ def restricted_globals(extra: dict[str, Any], printed: Printed) -> dict[str, Any
         "_getattr_": safer_getattr_raise, "_getitem_": operator.getitem, "_getiter_": iter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence, "_write_": full_write_guard,
-        "_inplacevar_": _inplacevar, "_print_": printed, **extra,
+        "_inplacevar_": _inplacevar, "_print_": printed, "_apply_": _apply, **extra,
     }
 
 

@@ -6,30 +6,40 @@
     const tips = [];
     const kids = [fmt(c.v, c.d)];
     if (c.ci && c.v !== null) {
-      kids.push(h("span", {class: "pm"}, " ±" + ((c.ci[1] - c.ci[0]) / 2).toFixed(c.d)));
+      kids.push(" ", h("span", {class: "pm"}, "±" + ((c.ci[1] - c.ci[0]) / 2).toFixed(c.d)));
       tips.push(`95% interval ${fmt(c.ci[0], c.d)} – ${fmt(c.ci[1], c.d)}`);
     }
     if (c.dv !== undefined) {
       const sig = c.p !== undefined && c.p < 0.05;
-      kids.push(h("span", {class: "delta" + (sig ? " sig" + (c.dv > 0 ? " up" : "") : "")},
-        " (" + signed(c.dv, c.d) + (sig ? "*" : "") + ")"));
+      kids.push(" ", h("span", {class: "delta" + (sig ? " sig" + (c.dv > 0 ? " up" : "") : "")},
+        "(" + signed(c.dv, c.d) + (sig ? "*" : "") + ")"));
       tips.push(`Δ = counterfactual − original = ${signed(c.dv, 2)}`);
       if (c.dci) tips.push(`Δ 95% interval ${signed(c.dci[0], c.d)} – ${signed(c.dci[1], c.d)}`);
       if (c.p !== undefined) tips.push(`McNemar p = ${c.p}`);
     }
     if (c.n !== undefined) {
       tips.push(`n = ${c.n}`);
-      if (nInCell) kids.push(h("span", {class: "n"}, " n=" + c.n));
+      if (nInCell) kids.push(" ", h("span", {class: "n"}, "n=" + c.n));
     }
     return h("td", {class: "num", title: tips.join("; ") || null}, kids);
   }
+
+  const GLOSSARY = [
+    ["pair acc", "pair accuracy: % of pairs whose two questions (original and counterfactual) " +
+      "are both answered right"],
+    ["acc+", "% of pairs whose basic and counterfactual questions are both answered right"],
+    ["orig", "accuracy on the original questions (%)"],
+    ["cf (Δ)", "accuracy on the counterfactual questions (%), and in brackets its change Δ = " +
+      "counterfactual − original"],
+    ["unparsed", "% of replies in which no answer could be found"]];
+  const glossary = (c) => (GLOSSARY.find(([term]) => String(c).startsWith(term)) || [])[1];
 
   function tableNode(t) {
     const head = [];
     if (t.groups.length && t.groups.some(([label]) => label)) {
       head.push(h("tr", null, t.groups.map(([label, n]) => h("th", {colspan: n}, label))));
     }
-    head.push(h("tr", null, t.columns.map((c) => h("th", null, c))));
+    head.push(h("tr", null, t.columns.map((c) => h("th", {title: glossary(c)}, c))));
     const inCells = new Set(t.n_in_cells);
     const firstRef = t.rows.length - (t.ref || 0);  // reference rows (chance, blind) come last
     const body = t.rows.map((row, r) => h("tr", {class: r >= firstRef ? "ref" : null},

@@ -92,7 +92,7 @@
 
   function unitList(ds, units) {
     const head = ["pair", "group", "question", ...ds.runs.map((r) => r.label)];
-    return h("table", {class: "list", id: "unit-list"},
+    return h("div", {class: "table"}, h("table", {class: "list", id: "unit-list"},
       h("thead", null, h("tr", null, head.map((c) => h("th", null, c)))),
       h("tbody", null, units.map((u) => {
         const k0 = u.first ?? u.items[0];
@@ -109,7 +109,7 @@
             f.repeat ? h("span", {class: "badge", title: "repeated the original answer"}, "=")
               : null);
           }));
-      })));
+      }))));
   }
 
   function imageNode(ds, i, caption) {
@@ -234,9 +234,22 @@
     const it = ds.it;
     const seen = new Set();
     const pictures = [];
+    const named = new Map();  // image → what each question calls it (MuCR's Cause, A … D)
+    for (const k of u.items) {
+      it.images[k].forEach((i, p) => {
+        const label = it.labels ? str((it.labels[k] || [])[p]) : null;
+        if (label === null) return;
+        if (!named.has(i)) named.set(i, []);
+        named.get(i).push(u.items.length > 1 ? `${ds.role(k) ?? "item"} ${label}` : label);
+      });
+    }
     for (const k of u.items) {
       for (const i of it.images[k]) {
-        if (!seen.has(i)) { seen.add(i); pictures.push(imageNode(ds, i, "image")); }
+        if (!seen.has(i)) {
+          seen.add(i);
+          pictures.push(imageNode(ds, i, named.has(i) ? `image ${named.get(i).join(" · ")}` :
+            "image"));
+        }
       }
       const iv = it.intervened[k];
       if (iv >= 0 && !seen.has(iv)) {

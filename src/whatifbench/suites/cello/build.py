@@ -2,11 +2,14 @@
 
 Scene graphs whose image is not in ``--images`` are skipped and counted; the rest go through
 ``causal.pipeline``; ``--model SPEC`` optionally rewrites the questions (``causal.rewrite``).
+``--design shortcut-free`` (the default) poses contrast sets (``causal.contrast``); ``paper``
+the release's kind of questions and distractors, as before, byte for byte.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +23,7 @@ from whatifbench.causal.scene_graph import image_size, load_image_sizes, load_sc
 from whatifbench.causal.tasks import RUNG_OF, TASKS
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.design import PAPER, SHORTCUT_FREE, add_design_argument, check_design
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output
@@ -33,6 +37,8 @@ from whatifbench.suites.cello.images import available_ids, check_folder, copy_im
 
 VERSION = "1"
 DEFAULT_PER_TASK = 100
+CONTRAST_ROLE = "contrast"
+"""``Item.role`` of every member of a contrast set (its ``pair_id`` names the set)."""
 
 
 def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
@@ -53,8 +59,9 @@ def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
     provenance = {**q.provenance, "seed": seed, "version": VERSION,
                   "template_question": q.template_text}
     return Item(id=f"cello-{data_id}", images=(image,), question=q.text, kind="choice",
-                target=q.options[q.answer_index], choices=q.options, group=q.task_type,
-                meta=meta, provenance=provenance)
+                target=q.options[q.answer_index], choices=q.options, pair_id=q.contrast,
+                role=CONTRAST_ROLE if q.contrast else None, group=q.task_type, meta=meta,
+                provenance=provenance)
 
 
 def _sizes(images: Path, ids: Sequence[int], known: dict[int, tuple[int, int]]
@@ -73,9 +80,12 @@ def _sizes(images: Path, ids: Sequence[int], known: dict[int, tuple[int, int]]
 def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *,
                 image_data: str | Path | None = None, per_task: int = DEFAULT_PER_TASK,
                 seed: int = 0, overwrite: bool = False, rewriter: Backend | None = None,
-                tasks: Sequence[str] | None = None, store: RunStore | None = None) -> Card:
+                tasks: Sequence[str] | None = None, store: RunStore | None = None,
+                design: str = SHORTCUT_FREE) -> Card:
     """Build a CELLO dataset; ``rewriter``: a backend that rewrites the template questions
-    (its calls cached in ``store``, default the shared run store)."""
+    (its calls cached in ``store``, default the shared run store); ``design``:
+    ``shortcut-free`` (contrast sets, ``causal.contrast``) or ``paper``."""
+    check_design(design)
     if per_task < 1:
         raise WhatifError(f"--per-task must be a positive number of questions, got {per_task}.")
     unknown = [t for t in tasks or () if t not in TASKS]
@@ -96,7 +106,14 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
             f"(looked for e.g. {scenes[0].image_id}.jpg there and in VG_100K/, VG_100K_2/); "
             "pass --images with the Visual Genome image folder.")
     with DatasetWriter(out, overwrite, sources) as writer:
-        result = run_pipeline(usable, per_task, seed, tasks, vocabulary=scenes)
+        result = run_pipeline(usable, per_task, seed, tasks, vocabulary=scenes, design=design)
+        if not result.questions and design != PAPER:
+            raise WhatifError(
+                f"No contrast set could be built from {scene_graphs}: the shortcut-free design "
+                "asks each question about several images that answer it differently (the same "
+                "objects in a different causal graph), and these scene graphs have none; give "
+                "more scene graphs, or pass --design paper for questions that need no contrast "
+                "(their wording gives many answers away).")
         if not result.questions:
             raise WhatifError(
                 f"No question could be built from {scene_graphs}: none of its causal graphs "
@@ -122,14 +139,18 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
         counts = {**cello_counts(items), "images": len(ids),
                   "scene_graphs": {"read": len(scenes), "without_image": len(scenes) - len(usable),
                                    **result.scenes}}
-        extra = {"candidates": result.candidates, "skipped": result.skipped,
-                 "rewrites": {"accepted": rewrites["True"], "rejected": rewrites["False"]}
-                 if rewriter is not None else None}
+        extra: dict[str, Any] = {
+            "candidates": result.candidates, "skipped": result.skipped,
+            "rewrites": {"accepted": rewrites["True"], "rejected": rewrites["False"]}
+            if rewriter is not None else None}
+        if design != PAPER:
+            extra["contrast"] = result.contrast
         params = {"scene_graphs": scene_graphs.name,
                   "scene_graphs_sha256": sha256_file(scene_graphs),
                   "image_data": Path(image_data).name if image_data else None,
                   "per_task": per_task, "tasks": tasks,
-                  "rewrite_model": rewriter.describe() if rewriter is not None else None}
+                  "rewrite_model": rewriter.describe() if rewriter is not None else None,
+                  "design": design}
         return writer.finish(name="cello", suite="cello", version=VERSION,
                              generator={"name": "cello-build", "params": params}, seed=seed,
                              counts=counts, extra=extra)
@@ -157,6 +178,9 @@ class CelloBuilder:
         parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
         parser.add_argument("--task", action="append", dest="tasks", metavar="NAME",
                             help="build only this task type (repeatable; default all twelve)")
+        add_design_argument(parser, SHORTCUT_FREE,
+                            "every question is asked about two (Yes/No) or four (multiple "
+                            "choice) images that answer it differently, with the same options")
         add_model_arguments(parser, required=False,
                             help="LLM that rewrites the template questions, e.g. openai:gpt-4o")
 
@@ -166,9 +190,18 @@ class CelloBuilder:
         backend = (make_backend(args.model, model_args_from(args))
                    if args.model else None)
         try:
-            build_cello(args.scene_graphs, args.images, args.out, image_data=args.image_data,
-                        per_task=args.per_task, seed=args.seed, overwrite=args.overwrite,
-                        rewriter=backend, tasks=args.tasks)
+            card = build_cello(args.scene_graphs, args.images, args.out,
+                               image_data=args.image_data, per_task=args.per_task,
+                               seed=args.seed, overwrite=args.overwrite, rewriter=backend,
+                               tasks=args.tasks, design=args.design)
+            short = {t: n for t, n in card.counts["by_task"].items() if n < args.per_task}
+            short |= {t: 0 for t in card.generator["params"]["tasks"]
+                      if t not in card.counts["by_task"]}
+            if short:
+                print(f"whatif: warning: fewer than {args.per_task} questions for "
+                      + ", ".join(f"{t} ({n})" for t, n in short.items())
+                      + (": too few images contrast their wording (card.json extra.contrast)"
+                         if args.design != PAPER else ""), file=sys.stderr)
         finally:
             if backend is not None:
                 backend.close()

@@ -1,5 +1,6 @@
-"""CELLO metrics: accuracy overall, per rung, task type, graph type and format, and which kind of
-distractor a model picks when it is wrong on a multiple-choice question."""
+"""CELLO metrics: accuracy overall, per rung, task type, graph type and format, which kind of
+distractor a model picks when it is wrong on a multiple-choice question, and, for contrast sets
+(``--design shortcut-free``), how often a model answers every member of a set right."""
 
 from __future__ import annotations
 
@@ -57,6 +58,30 @@ def distractor_errors(samples: Sequence[Sample], items: Sequence[Item]) -> dict[
             "rate": percent(chosen[k], len(labelled))} for k in ERROR_KINDS}}
 
 
+def contrast_sets(samples: Sequence[Sample]) -> dict[str, Any] | None:
+    """Contrast sets (items sharing a ``pair_id`` with role ``contrast``): ``sets``, and
+    ``all_right`` (% of sets whose every member is answered right, with its Wilson interval),
+    overall and per task type; ``None`` when the items have none. A model that answers from
+    the text alone gives every member the same answer and is right on exactly one: 0 %."""
+    sets: dict[str, list[Sample]] = {}
+    for s in samples:
+        if s.pair_id is not None and s.role == "contrast":
+            sets.setdefault(s.pair_id, []).append(s)
+    if not sets:
+        return None
+
+    def block(members: list[list[Sample]]) -> dict[str, Any]:
+        right = sum(all(s.correct for s in m) for m in members)
+        return {"sets": len(members), "all_right": percent(right, len(members)),
+                "ci95": wilson_ci(right, len(members))}
+
+    tasks: dict[str, list[list[Sample]]] = {}
+    for members in sets.values():
+        tasks.setdefault(str(members[0].meta.get("task_type")), []).append(members)
+    order = [t for t in TASKS if t in tasks]
+    return {**block(list(sets.values())), "by_task_type": {t: block(tasks[t]) for t in order}}
+
+
 def cello_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
     """Everything ``results.json`` reports for a CELLO run."""
     hits = sum(bool(s.correct) for s in samples)
@@ -73,6 +98,7 @@ def cello_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str,
         "by_graph_type": by_key(samples, "graph_type", GRAPH_TYPES),
         "by_format": by_key(samples, "format", FORMATS),
         "distractor_errors": distractor_errors(samples, items),
+        "contrast_sets": contrast_sets(samples),
         "parser_agreement": percent(
             sum(s.parses["default"] == s.parses["paper"] for s in agree), len(agree))
         if agree else None,

@@ -16,7 +16,13 @@ RUNG_NOTE = ("Rungs: discovery CaI CA AR; association CB; intervention CoI BAS C
              "counterfactual CR NDE NIE SC NC.")
 KIND_NOTE = ("image: in the image, not in the causal graph; graph: in the causal graph, part of "
              "the answer; text: in neither, induced by the question; unknown: imported items "
-             "whose distractor kind is not recorded.")
+             "whose distractor kind is not recorded. Contrast sets (shortcut-free): the "
+             "distractors are the other images' answers, labelled by where they are in this "
+             "image.")
+SET_NOTE = ("A contrast set asks one question, with the same options, about two to four images "
+            "that answer it differently. A model that answers from the text alone gives every "
+            "member the same answer and is right on exactly one: 0 % of sets all right; "
+            "guessing at random gets 25 % of Yes/No pairs and 0.4 % of four-option sets.")
 
 
 def _labeller(runs: Sequence[RunResult]) -> Callable[[RunResult], str]:
@@ -92,6 +98,29 @@ def distractor_table(runs: Sequence[RunResult]) -> Table:
                  notes=(KIND_NOTE,))
 
 
+def contrast_table(runs: Sequence[RunResult]) -> Table:
+    """Contrast sets answered right in every member, overall and per task type."""
+    label = _labeller(runs)
+    blocks = [r.metrics.get("contrast_sets") or {} for r in runs]
+    tasks = [t for t in TASKS if any(t in b.get("by_task_type", {}) for b in blocks)]
+
+    def cell(block: dict) -> str | Cell:
+        if not block:
+            return "–"
+        n = int(block["sets"])
+        return Cell(block["all_right"], ci=wilson_of_percent(block["all_right"], n), n=n)
+
+    rows = tuple((label(r), cell(b), *(cell(b.get("by_task_type", {}).get(t, {}))
+                                       for t in tasks)) for r, b in zip(runs, blocks, strict=True))
+    return Table("CELLO: contrast sets with every member right (%)",
+                 ("model", "all sets", *(TASKS[t].abbrev for t in tasks)), rows,
+                 notes=(SET_NOTE,))
+
+
 def cello_tables(runs: Sequence[RunResult]) -> list[Table]:
-    """All four tables."""
-    return [rung_table(runs), task_table(runs), graph_table(runs), distractor_table(runs)]
+    """The rung, task-type, graph-type and distractor tables, and the contrast-set table when
+    a run's items hold contrast sets."""
+    tables = [rung_table(runs), task_table(runs), graph_table(runs), distractor_table(runs)]
+    if any(r.metrics.get("contrast_sets") for r in runs):
+        tables.append(contrast_table(runs))
+    return tables

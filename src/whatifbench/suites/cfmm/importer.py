@@ -19,12 +19,14 @@ from whatifbench.core.dataset import (
 )
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
+from whatifbench.core.jsonfile import loads
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cfmm.pairs import pair_facts, pair_items
 from whatifbench.suites.cfmm.schema import (
     FIELDS,
+    OPTIONAL,
     REQUIRED,
     PairRecord,
     parse_record,
@@ -33,8 +35,9 @@ from whatifbench.suites.cfmm.schema import (
 
 IMPORTER_VERSION = "1"
 LISTED_IMAGES = 5
-FIX = ("Fix these lines and run the command again (docs/cfmm.md describes the fields); "
-       "nothing was written.")
+FIX = (f"Each record needs the fields {', '.join(REQUIRED)} and may also have "
+       f"{', '.join(OPTIONAL)} (as JSONL keys or CSV columns; docs/cfmm.md describes them). "
+       "Fix these lines and run the command again; nothing was written.")
 
 
 def read_records(path: Path, fmt: str) -> tuple[list[PairRecord], list[str], list[str]]:
@@ -92,7 +95,7 @@ def _jsonl_rows(text: str) -> list[Row]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
             bad = lone_surrogate(line, obj)
             rows.append((lineno, None, [bad]) if bad else (lineno, obj, []))
         except json.JSONDecodeError as exc:
@@ -120,7 +123,7 @@ def _csv_rows(text: str) -> list[Row]:
     if duplicated:
         problems.append(f"the header repeats the column(s) {', '.join(duplicated)}")
     if problems:
-        return [(1, None, [*problems, f"the columns are {', '.join(FIELDS)}"])]
+        return [(1, None, ["; ".join(problems)])]
     rows: list[Row] = []
     start = reader.line_num + 1
     while True:

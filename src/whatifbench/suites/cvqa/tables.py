@@ -52,8 +52,9 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                 Cell(m["pair_accuracy"], ci=interval(ci.get("pair_accuracy")), n=m.get("n_pairs")),
                 fmt(m["unparsed"])]
         rows.append(tuple(row))
-    notes = ((f"Accuracy in %. {DELTA_NOTE} {SIGNIFICANCE_NOTE} 95% bootstrap intervals over "
-              "pairs (± in report.md and report.html)."),)
+    notes = ((f"Accuracy in %. {DELTA_NOTE} pair acc = pairs with both questions (original "
+              f"and counterfactual) answered right. {SIGNIFICANCE_NOTE} 95% bootstrap intervals "
+              "over pairs (± in report.md and report.html)."),)
     return Table(title, tuple(columns), tuple(rows), tuple(spans), notes, unit="pairs")
 
 

@@ -5,7 +5,8 @@ the ice that holds blocks up, scissors cutting the rope that holds a block) and 
 style; the effect image is the cause scene after ``scenes.mechanics.consequence``. The pairs
 become MuCR items exactly as imported release records do (``suites.mucr.items.make_items``),
 so the MuCR suite, its metrics and tables apply unchanged; every item also carries the
-generating program's record (``provenance.scene``).
+generating program's record (``provenance.scene``). ``--design`` chooses the false cues
+(``pairs``): ``shortcut-free`` (the default) or ``paper`` (the earlier output, byte for byte).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.design import SHORTCUT_FREE, add_design_argument, check_design
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
@@ -42,32 +44,34 @@ def group_plan(groups: int) -> list[tuple[str, str]]:
             for g in range(groups)]
 
 
-def _group(g: int, kind: str, seed: int) -> list[Pair]:
-    return make_group(kind, random.Random(f"{GENERATOR}:{seed}:{g}"))
+def _group(g: int, kind: str, seed: int, design: str) -> list[Pair]:
+    return make_group(kind, random.Random(f"{GENERATOR}:{seed}:{g}"), design)
 
 
-Shard = tuple[int, int, int, int]
-"""(first group, end, number of groups, seed) of one piece of work."""
+Shard = tuple[int, int, int, int, str]
+"""(first group, end, number of groups, seed, design) of one piece of work."""
 
 
 def draw_shard(shard: Shard) -> list[tuple[str, list[Pair], list[tuple[bytes, bytes]]]]:
     """Groups ``first`` … ``end - 1``: style, pairs, and each pair's cause and effect PNGs."""
-    first, end, groups, seed = shard
+    first, end, groups, seed, design = shard
     plan = group_plan(groups)
     out = []
     for g in range(first, end):
         kind, style = plan[g]
-        pairs = _group(g, kind, seed)
+        pairs = _group(g, kind, seed, design)
         out.append((style, pairs, [(render_png(to_scene(p.cause, style)),
                                     render_png(to_scene(p.effect, style))) for p in pairs]))
     return out
 
 
-def draw_all(groups: int, seed: int, executor: JobMap | None = None
+def draw_all(groups: int, seed: int, executor: JobMap | None = None,
+             design: str = SHORTCUT_FREE
              ) -> Iterator[tuple[str, list[Pair], list[tuple[bytes, bytes]]]]:
     """``draw_shard`` over every group in order, here or in Ray tasks of ``SHARD`` groups each
     (the output does not depend on where)."""
-    shards = [(g, min(g + SHARD, groups), groups, seed) for g in range(0, groups, SHARD)]
+    shards = [(g, min(g + SHARD, groups), groups, seed, design)
+              for g in range(0, groups, SHARD)]
     drawn = executor.map(draw_shard, shards) if executor is not None else map(draw_shard, shards)
     for shard in drawn:
         yield from shard
@@ -98,15 +102,17 @@ class MucrSyntheticGenerator:
 
     @staticmethod
     def generate(out: str | Path, *, groups: int = 25, seed: int = 0,
-                 overwrite: bool = False, executor: JobMap | None = None) -> Card:
+                 design: str = SHORTCUT_FREE, overwrite: bool = False,
+                 executor: JobMap | None = None) -> Card:
         """Write ``groups`` groups of four pairs (four items per pair) to ``out``; with
         ``executor`` the groups are drawn in Ray tasks (same output)."""
         if groups < 1:
             raise WhatifError(f"--groups must be at least 1, got {groups}.")
+        check_design(design)
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
             records: list[tuple[Record, Pair]] = []
-            for g, (style, pairs, pngs) in enumerate(draw_all(groups, seed, executor)):
+            for g, (style, pairs, pngs) in enumerate(draw_all(groups, seed, executor, design)):
                 group = records_of([(style, pairs)], first=g)
                 for (record, _), (cause, effect) in zip(group, pngs, strict=True):
                     paths[record.cause_image] = writer.add_image(record.cause_image, cause)
@@ -122,7 +128,8 @@ class MucrSyntheticGenerator:
             card = writer.finish(
                 name="mucr-synthetic", suite="mucr", version=VERSION,
                 generator={"name": GENERATOR, "params": {"groups": groups, "seed": seed,
-                                                         "canvas": [WIDTH, HEIGHT]}},
+                                                         "canvas": [WIDTH, HEIGHT],
+                                                         "design": design}},
                 seed=seed,
                 counts={"groups": groups,
                         "pairs_by_category": {k: sum(by[(k, s)] for s in STYLES)
@@ -136,10 +143,13 @@ class MucrSyntheticGenerator:
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--groups N``, ``--seed S``."""
+        """``--groups N``, ``--seed S``, ``--design paper|shortcut-free``."""
         parser.add_argument("--groups", type=int, default=25, metavar="N",
                             help="groups of four pairs (default 25: 100 pairs, 400 items)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        add_design_argument(parser, SHORTCUT_FREE,
+                            "the Cue's false cues are three idle agents of the cue's kind, "
+                            "so its phrases differ only in colour")
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -147,5 +157,6 @@ class MucrSyntheticGenerator:
         """Generate from parsed command-line arguments."""
         with generator_jobs(args) as executor:
             MucrSyntheticGenerator.generate(args.out, groups=args.groups, seed=args.seed,
-                                            overwrite=args.overwrite, executor=executor)
+                                            design=args.design, overwrite=args.overwrite,
+                                            executor=executor)
         return 0

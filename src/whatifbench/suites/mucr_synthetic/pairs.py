@@ -6,6 +6,11 @@ layout and in the colour of the agent (the visual cue). Scenes are rejected and 
 when bodies touch or leave the canvas, when the consequence changes nothing, when fewer than
 three other objects can be named unambiguously (false cues), or when two causes or two effects
 of the group look alike (``world_distance`` below ``MIN_DISTANCE``).
+
+False cues by design: ``paper`` names other objects of the cause picture, the decoy agent (if
+any) first, so the one agent among the phrases is the cue; ``shortcut-free`` names three decoy
+agents of the cue's own kind, every one in the picture and none acting, in colours drawn like
+the cue's, so the four phrases differ only in colour and the picture decides.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from whatifbench.core.design import PAPER
 from whatifbench.scenes.bodies import Body, World, motion_lines, world_distance
 from whatifbench.scenes.mechanics import Event, consequence
 from whatifbench.scenes.narrate import captions, explain, phrase
@@ -109,10 +115,10 @@ def false_cues(world: World, agent: str, decoy: str | None, excluded: tuple[str,
 
 
 def _pair(kind: str, rng: random.Random, palette: list[str], agent_color: str,
-          decoy_color: str) -> Pair | None:
+          decoy_colors: tuple[str, ...], design: str) -> Pair | None:
     """One valid pair, or ``None`` for a rejected draw."""
     try:
-        sampled = SAMPLERS[kind](rng, palette, agent_color, decoy_color)
+        sampled = SAMPLERS[kind](rng, palette, agent_color, decoy_colors, design != PAPER)
     except Reject:
         return None
     cause = sampled.world
@@ -124,7 +130,11 @@ def _pair(kind: str, rng: random.Random, palette: list[str], agent_color: str,
     agent: Body = cause.get(sampled.agent)
     if sum(1 for b in cause.bodies if (b.kind, b.color) == (agent.kind, agent.color)) != 1:
         return None
-    cues = false_cues(cause, sampled.agent, sampled.decoy, sampled.unaffected, rng)
+    if design == PAPER:
+        cues = false_cues(cause, sampled.agent, sampled.decoys[0] if sampled.decoys else None,
+                          sampled.unaffected, rng)
+    else:
+        cues = tuple(phrase(cause.get(d)) for d in sampled.decoys)
     if cues is None:
         return None
     return Pair(kind, cause, effect, sampled.agent, tuple(events), phrase(agent), cues,
@@ -137,16 +147,23 @@ def _distinct(pair: Pair, others: list[Pair]) -> bool:
                and world_distance(pair.effect, o.effect) >= MIN_DISTANCE for o in others)
 
 
-def make_group(kind: str, rng: random.Random) -> list[Pair]:
+def decoy_colors(rng: random.Random, agent: str, design: str) -> tuple[str, ...]:
+    """Colours of the decoy agents: one other colour (``paper``), three (``shortcut-free``:
+    with the cue's colour, a uniform draw of four, so no colour marks the cue)."""
+    others = [c for c in AGENT_COLORS if c != agent]
+    return (rng.choice(others),) if design == PAPER else tuple(rng.sample(others, 3))
+
+
+def make_group(kind: str, rng: random.Random, design: str = PAPER) -> list[Pair]:
     """Four valid, mutually distinct pairs of one kind of causality."""
     for _ in range(20):
         palette = rng.sample(BLOCK_COLORS, 4)
         agents = rng.sample(AGENT_COLORS, 4)
         pairs: list[Pair] = []
         for color in agents:
-            decoy_color = rng.choice([c for c in AGENT_COLORS if c != color])
+            decoys = decoy_colors(rng, color, design)
             for _attempt in range(ATTEMPTS):
-                pair = _pair(kind, rng, palette, color, decoy_color)
+                pair = _pair(kind, rng, palette, color, decoys, design)
                 if pair is not None and _distinct(pair, pairs):
                     pairs.append(pair)
                     break

@@ -1,14 +1,16 @@
 """Sample cause scenes of the three kinds of causality (topple, melt, cut).
 
 Each sampler places bodies left to right on the ground (free intervals are tracked so nothing
-overlaps), puts the active agent where it acts on its target, and may add a decoy agent of the
-same kind that acts on nothing, a second structure that stays as it is, and other stacks. The
-effect is never drawn here: ``mechanics.consequence`` computes it.
+overlaps), puts the active agent where it acts on its target, and adds decoy agents of the same
+kind that act on nothing (``paper``: one, half of the time; ``shortcut-free``: one per decoy
+colour, always), a second structure that stays as it is, and other stacks. The effect is never
+drawn here: ``mechanics.consequence`` computes it.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from whatifbench.scenes.bodies import GAP, Body, World, motion_lines
@@ -41,8 +43,8 @@ class Sampled:
     """The cause scene."""
     agent: str
     """Id of the active agent."""
-    decoy: str | None
-    """Id of a same-kind agent that acts on nothing, if any."""
+    decoys: tuple[str, ...]
+    """Ids of same-kind agents that act on nothing (in the order of their colours)."""
     unaffected: tuple[str, ...]
     """Ids of bodies that must not be named as false cues (parts of the causal chain)."""
 
@@ -131,8 +133,17 @@ def _colors(rng: random.Random, palette: list[str], n: int) -> list[str]:
     return out
 
 
+def _decoys(rng: random.Random, colors: Sequence[str], every: bool,
+            place: Callable[[str], Body]) -> tuple[str, ...]:
+    """Ids of the decoy agents ``place`` puts down: one of ``colors[0]`` half of the time
+    (``every`` false: the paper design), else one of each colour."""
+    if every:
+        return tuple(place(color).id for color in colors)
+    return (place(colors[0]).id,) if rng.random() < 0.5 else ()
+
+
 def topple_scene(rng: random.Random, palette: list[str], agent_color: str,
-                 decoy_color: str) -> Sampled:
+                 decoy_colors: Sequence[str], every: bool = False) -> Sampled:
     """A ball rolling towards a stack of two or three blocks."""
     lay = Layout(rng)
     d = rng.choice((1, -1))
@@ -157,21 +168,23 @@ def topple_scene(rng: random.Random, palette: list[str], agent_color: str,
     span = sum(b.height + GAP + 1 for b in target)
     lay.reserve(*((right + 1, right + span) if d > 0 else (left - span, left - 1)))
     lay.bodies.append(ball)
-    decoy = None
-    if rng.random() < 0.5:
+
+    def resting_ball(color: str) -> Body:
         rr = rng.choice((10, 12))
         x0 = lay.spot(2 * rr + 1)
-        decoy_ball = Body(lay.new_id("ball"), "ball", decoy_color, x0, FLOOR - 2 * rr,
-                          x0 + 2 * rr, FLOOR)
+        decoy_ball = Body(lay.new_id("ball"), "ball", color, x0, FLOOR - 2 * rr, x0 + 2 * rr,
+                          FLOOR)
         lay.take(decoy_ball.x0, decoy_ball.x1)
         lay.bodies.append(decoy_ball)
-        decoy = decoy_ball.id
+        return decoy_ball
+
+    decoys = _decoys(rng, decoy_colors, every, resting_ball)
     lay.extra_stacks(palette, 2, 3)
-    return Sampled(lay.world(), ball.id, decoy, ())
+    return Sampled(lay.world(), ball.id, decoys, ())
 
 
 def melt_scene(rng: random.Random, palette: list[str], agent_color: str,
-               decoy_color: str) -> Sampled:
+               decoy_colors: Sequence[str], every: bool = False) -> Sampled:
     """A flame beside an ice block that holds up one or two blocks."""
     lay = Layout(rng)
     side = rng.choice((1, -1))  # the flame's side of the ice
@@ -190,16 +203,18 @@ def melt_scene(rng: random.Random, palette: list[str], agent_color: str,
     unaffected = (ice.id,)
     if rng.random() < 0.5:  # an ice stack no flame reaches
         lay.random_stack(["cyan", *_colors(rng, palette, rng.randint(1, 2))], base_kind="ice")
-    decoy = None
-    if rng.random() < 0.5:
+
+    def lone_flame(color: str) -> Body:
         x0 = lay.spot(fw + 2 * REACH)
-        other = Body(lay.new_id("flame"), "flame", decoy_color, x0 + REACH, FLOOR - fh + 1,
+        other = Body(lay.new_id("flame"), "flame", color, x0 + REACH, FLOOR - fh + 1,
                      x0 + REACH + fw - 1, FLOOR)
         lay.take(x0, x0 + fw + 2 * REACH - 1)
         lay.bodies.append(other)
-        decoy = other.id
+        return other
+
+    decoys = _decoys(rng, decoy_colors, every, lone_flame)
     lay.extra_stacks(palette, 2, 3)
-    return Sampled(lay.world(), flame.id, decoy, unaffected)
+    return Sampled(lay.world(), flame.id, decoys, unaffected)
 
 
 BEAM = (8, 16, WIDTH - 9, 23)
@@ -217,7 +232,7 @@ def _hang(lay: Layout, x: int, color: str, top: int) -> tuple[Body, Body]:
 
 
 def cut_scene(rng: random.Random, palette: list[str], agent_color: str,
-              decoy_color: str) -> Sampled:
+              decoy_colors: Sequence[str], every: bool = False) -> Sampled:
     """Scissors at a rope that holds a block above the ground or above a stack."""
     lay = Layout(rng)
     lay.bodies.append(Body("beam", "beam", "brown", *BEAM))
@@ -245,17 +260,20 @@ def cut_scene(rng: random.Random, palette: list[str], agent_color: str,
     if scissors.y0 <= rope.y0 + 2 or scissors.y1 >= rope.y1 - 2:
         raise Reject("rope too short")
     lay.bodies.append(scissors)
-    decoy = None
-    if rng.random() < 0.5:
+
+    def scissors_on_ground(color: str) -> Body:
         x0 = lay.spot(size)
-        other = Body(lay.new_id("scissors"), "scissors", decoy_color, x0, FLOOR - size + 1,
+        other = Body(lay.new_id("scissors"), "scissors", color, x0, FLOOR - size + 1,
                      x0 + size - 1, FLOOR)
         lay.take(other.x0, other.x1)
         lay.bodies.append(other)
-        decoy = other.id
+        return other
+
+    decoys = _decoys(rng, decoy_colors, every, scissors_on_ground)
     lay.extra_stacks(palette, 1, 2)
-    return Sampled(lay.world(), scissors.id, decoy, (rope.id,))
+    return Sampled(lay.world(), scissors.id, decoys, (rope.id,))
 
 
-SAMPLERS = {"topple": topple_scene, "melt": melt_scene, "cut": cut_scene}
+Sampler = Callable[[random.Random, list[str], str, Sequence[str], bool], Sampled]
+SAMPLERS: dict[str, Sampler] = {"topple": topple_scene, "melt": melt_scene, "cut": cut_scene}
 """One sampler per kind of causality."""
