@@ -5,13 +5,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-import pytest
-
-from whatifbench.errors import WhatifError
 from whatifbench.scenes.options import (
     arrange,
     candidates,
-    check_design,
     deal,
     deal_by,
     deal_pairs,
@@ -77,8 +73,3 @@ def test_arrange_puts_the_answer_at_its_position() -> None:
         options = arrange(7, (5, 6, 8), position, rng)
         assert options[position] == 7 and sorted(options) == [5, 6, 7, 8]
 
-
-def test_designs_are_checked() -> None:
-    assert check_design("paper") == "paper"
-    with pytest.raises(WhatifError, match="--design must be one of paper, shortcut-free"):
-        check_design("balanced")

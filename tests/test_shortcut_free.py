@@ -28,6 +28,7 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
+from whatifbench.errors import WhatifError
 from whatifbench.models.program.tools.scenes import cfmm_synthetic, cvqa_synthetic
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.scenes.render import render_png
@@ -235,7 +236,7 @@ def test_cli_design_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert not bad.exists()
     with pytest.raises(SystemExit):
         main(["generate", "cvqa-synthetic", "--out", str(bad), "--design", "balanced"])
-    with pytest.raises(Exception, match="--design must be one of"):
+    with pytest.raises(WhatifError, match="Unknown design 'balanced'"):
         CvqaSyntheticGenerator.generate(bad, per_template=1, design="balanced")
 
 

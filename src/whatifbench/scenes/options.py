@@ -166,17 +166,3 @@ def arrange(answer: T, others: Sequence[T], position: int, rng: random.Random) -
     rng.shuffle(rest)
     return (*rest[:position], answer, *rest[position:])
 
-
-DESIGNS = ("paper", "shortcut-free")
-"""A generator's designs: ``paper`` reproduces the paper's (or release's) distribution, text
-shortcuts included; ``shortcut-free`` draws candidates first (this module) so that no
-text-only reader beats chance."""
-
-
-def check_design(design: str) -> str:
-    """``design`` when it is one of ``DESIGNS``, else a ``WhatifError`` naming them."""
-    if design not in DESIGNS:
-        from whatifbench.errors import WhatifError
-
-        raise WhatifError(f"--design must be one of {', '.join(DESIGNS)}, got {design!r}.")
-    return design

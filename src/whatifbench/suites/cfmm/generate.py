@@ -14,12 +14,13 @@ from typing import Any, TypeVar
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.design import SHORTCUT_FREE, add_design_argument, check_design
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
 from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
-from whatifbench.scenes.options import DESIGNS, check_design, deal
+from whatifbench.scenes.options import deal
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cfmm.design import deal_answers
 from whatifbench.suites.cfmm.layout import CANVAS
@@ -37,7 +38,7 @@ def _rng(seed: int, *parts: object) -> random.Random:
 
 
 def plan(per_category: int, seed: int, changed_percent: float = DEFAULT_CHANGED,
-         design: str = "shortcut-free") -> list[Job]:
+         design: str = SHORTCUT_FREE) -> list[Job]:
     """Every pair to make. Per category, the templates, which pairs change their answer
     (exactly ``round(per_category × changed_percent / 100)``), the correct option positions
     (half A, half B per role) and, for the shortcut-free design, the right answers
@@ -53,7 +54,7 @@ def plan(per_category: int, seed: int, changed_percent: float = DEFAULT_CHANGED,
                    for role in ("basic", "counterfactual")]
         answers, colors, dealt = deal_answers(templates, changed,
                                               _rng(seed, category, "answers"))
-        pairs = dealt if design == "shortcut-free" else list(zip(*letters, strict=True))
+        pairs = dealt if design == SHORTCUT_FREE else list(zip(*letters, strict=True))
         jobs += [Job(category, i, seed, templates[i], changed[i], pairs[i], design, answers[i],
                      colors[i]) for i in range(per_category)]
     return jobs
@@ -116,7 +117,7 @@ class CfmmSyntheticGenerator:
     @staticmethod
     def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
-                 answer_changed: float = DEFAULT_CHANGED, design: str = "shortcut-free",
+                 answer_changed: float = DEFAULT_CHANGED, design: str = SHORTCUT_FREE,
                  executor: JobMap | None = None) -> Card:
         """Write ``5 × per_category`` pairs to ``out`` (one image, one intervened image and two
         items per pair). ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks;
@@ -161,11 +162,9 @@ class CfmmSyntheticGenerator:
                             f"basic one (default {DEFAULT_CHANGED:g})")
         parser.add_argument("--workers", type=int, metavar="N",
                             help="processes (default: all CPUs; the output does not change)")
-        parser.add_argument("--design", choices=DESIGNS, default="shortcut-free",
-                            help="shortcut-free (default): what the text shows and the answer "
-                            "are drawn before the scene, so that no text-only reader beats "
-                            "chance; paper: generator 1.0's distribution, text-only shortcuts "
-                            "included")
+        add_design_argument(parser, SHORTCUT_FREE, "what the text shows and the answer are "
+                            "drawn before the scene, so that no text-only reader beats chance "
+                            "(paper: generator 1.0's pairs)")
         add_executor_arguments(parser, "generate")
 
     @staticmethod

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from whatifbench.core.design import SHORTCUT_FREE
 from whatifbench.core.item import Item
 from whatifbench.scenes.interventions import apply_all
 from whatifbench.scenes.model import Scene, SceneError
@@ -64,7 +65,7 @@ class Job:
     """Whether the premise must change the answer."""
     letters: tuple[int, int]
     """Correct option position (0 = A, 1 = B) of the basic and the counterfactual question."""
-    design: str = "shortcut-free"
+    design: str = SHORTCUT_FREE
     """``paper`` or ``shortcut-free`` (``design``)."""
     answer: int = 0
     """Shortcut-free: index of the right basic option (dealt, ``design.deal_answers``)."""
@@ -106,7 +107,7 @@ class Sample:
     """Draws until one passed."""
 
 
-def sample(template: str, changed: bool, rng: random.Random, design: str = "shortcut-free",
+def sample(template: str, changed: bool, rng: random.Random, design: str = SHORTCUT_FREE,
            answer: int = 0, colors: tuple[str, str] = ("", "")) -> Sample:
     """Draw until a pair passes: the premise changes the answer (or not) as asked, every check
     passes (``draw.pair_problems``). In the shortcut-free design (``design``) a template with a
@@ -114,7 +115,7 @@ def sample(template: str, changed: bool, rng: random.Random, design: str = "shor
     are drawn, a plan no scene fits in ``PLAN_ATTEMPTS`` draws being replaced by the next one;
     a symmetric template's pair is turned into one with the dealt answer (and ``colors``)."""
     make = next(t[template] for t in TEMPLATES.values() if template in t)
-    free = design == "shortcut-free"
+    free = design == SHORTCUT_FREE
     if free and template in PLANS:
         for _ in range(MAX_PLANS):
             fixed = PLANS[template](changed, rng, answer)

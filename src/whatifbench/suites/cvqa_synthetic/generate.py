@@ -17,11 +17,12 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.design import PAPER, SHORTCUT_FREE, add_design_argument, check_design
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
-from whatifbench.scenes.options import DESIGNS, check_design, deal_by
+from whatifbench.scenes.options import deal_by
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa_synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa_synthetic.options import LETTERS, balanced_letters
@@ -37,7 +38,7 @@ RAY_SPLIT = 8
 
 
 def plan(per_template: int, seed: int, intervened: bool = False,
-         balanced_values: bool = False, design: str = "paper") -> list[Job]:
+         balanced_values: bool = False, design: str = PAPER) -> list[Job]:
     """Every image to make, numbered as the release (template k after templates 1 … k−1).
 
     The correct letters are dealt here, balanced per template and role, so that they do not
@@ -52,7 +53,7 @@ def plan(per_template: int, seed: int, intervened: bool = False,
         letters = [balanced_letters(per_template, random.Random(_seed(seed, template, role)))
                    for role in ROLES]
         ranks = [0] * per_template
-        if design == "shortcut-free":
+        if design == SHORTCUT_FREE:
             letters[1] = list(letters[0]) if template in N_MAX else letters[1]
             ranks = deal_by(random.Random(_seed(seed, template, "rank")), range(len(LETTERS)),
                             letters[0])
@@ -180,7 +181,7 @@ class CvqaSyntheticGenerator:
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
                  intervened: bool = False, balanced_values: bool = False,
-                 design: str = "paper", executor: JobMap | None = None,
+                 design: str = PAPER, executor: JobMap | None = None,
                  progress: bool = False) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
@@ -197,7 +198,7 @@ class CvqaSyntheticGenerator:
             raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
         if workers is not None and workers < 1:
             raise WhatifError(f"--workers must be at least 1, got {workers}.")
-        if check_design(design) == "shortcut-free" and balanced_values:
+        if check_design(design) == SHORTCUT_FREE and balanced_values:
             raise WhatifError("--balanced-values changes only the paper design's distractors; "
                               "--design shortcut-free already balances the options: drop one "
                               "of the two.")
@@ -238,10 +239,8 @@ class CvqaSyntheticGenerator:
         parser.add_argument("--balanced-values", action="store_true",
                             help="draw distractors so that the correct value is not most often "
                             "the second smallest option (the release's text-only shortcut)")
-        parser.add_argument("--design", choices=DESIGNS, default="paper",
-                            help="paper (default): the release's distribution, text-only "
-                            "shortcuts included; shortcut-free: options first, then the answer, "
-                            "then the scene, so that no text-only reader beats chance")
+        add_design_argument(parser, PAPER, "the options first, then which is right, then the "
+                            "scene, so that no text-only reader beats chance")
         add_executor_arguments(parser, "generate")
 
     @staticmethod

@@ -10,6 +10,7 @@ from typing import Any
 
 from PIL import Image
 
+from whatifbench.core.design import PAPER, SHORTCUT_FREE
 from whatifbench.core.item import Item
 from whatifbench.scenes.filters import leaks, scene_problems
 from whatifbench.scenes.model import Scene
@@ -62,7 +63,7 @@ class Job:
     """Also render the intervened scene (``images/intervened/<name>``)."""
     balanced_values: bool = False
     """Draw distractors so that the correct value's rank among the options is uniform."""
-    design: str = "paper"
+    design: str = PAPER
     """``paper`` (the release's distribution) or ``shortcut-free`` (``planned``)."""
     answer: int = 0
     """Shortcut-free: the right candidate's rank among the original options (dealt)."""
@@ -190,7 +191,7 @@ def build_all(jobs: Sequence[Job]) -> list[Built]:
     each image has its own random stream."""
     seeds = [job.image_seed for job in jobs]
     rngs = [random.Random(seed) for seed in seeds]
-    samples = [sample_planned(job.template, rng, job.answer) if job.design == "shortcut-free"
+    samples = [sample_planned(job.template, rng, job.answer) if job.design == SHORTCUT_FREE
                else sample(job.template, rng) for job, rng in zip(jobs, rngs, strict=True)]
     pictures: list[list[Image.Image]] = [
         [render(s.scene), *([render(s.after)] if job.intervened else [])]
