@@ -43,11 +43,10 @@ from pngbaseline import cpu_seconds
 from whatifbench import api
 from whatifbench.analysis.audit.audit import audit_items
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.design import DESIGNS
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator, default_workers
-
-DESIGNS = ("paper", "shortcut-free")
 
 
 def _generate(name: str, design: str, seed: int, out: Path, args: argparse.Namespace
