@@ -1,12 +1,13 @@
 """What the image ablations do to the scene reader, and what reference rows and paired
 comparisons cost a report.
 
-Generates (in a temporary folder) a C-VQA-Synthetic suite of the default design (N images per
-template, default 500: 3,000 pairs), runs ``builtin:scene-reader`` with its images, blanked and
-shuffled, and prints its accuracy on all counterfactual questions and on those whose options
-leave the release's distractor rule nothing to go by
+Generates (in a temporary folder) C-VQA-Synthetic suites of both designs (N images per
+template, default 500: 3,000 pairs each), runs ``builtin:scene-reader`` with its images, blanked
+and shuffled, and prints its accuracy on all counterfactual questions: of the ``shortcut-free``
+suite (a text-only model is at chance there), of the ``paper`` suite, and of the paper suite's
+counterfactuals whose options leave the release's distractor rule nothing to go by
 (``suites.cvqa_synthetic.options.window_ambiguous``: a text-only model is near chance there).
-Then times, in the same run, the tables of the three runs plus ``builtin:random`` and
+Then times, in the same run, the tables of the paper suite's three runs plus ``builtin:random`` and
 ``builtin:constant``: the suite's tables alone and with the reference rows and the paired
 comparisons (what every report now builds; ``bench/bench_report.py`` times whole reports).
 
@@ -39,24 +40,34 @@ def main() -> None:
     per_template = int(sys.argv[1]) if len(sys.argv) > 1 else 500
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        start = time.perf_counter()
-        CvqaSyntheticGenerator.generate(root / "syn", per_template=per_template, seed=0)
-        print(f"generated {6 * per_template} pairs in {time.perf_counter() - start:.1f}s")
-        data = api.load_dataset(root / "syn")
+        store = RunStore(root / "store.sqlite")
+        suites = {}
+        for design in ("shortcut-free", "paper"):
+            start = time.perf_counter()
+            CvqaSyntheticGenerator.generate(root / design, per_template=per_template, seed=0,
+                                            design=design)
+            suites[design] = api.load_dataset(root / design)
+            print(f"(generated {6 * per_template} {design} pairs in "
+                  f"{time.perf_counter() - start:.1f}s)")
+        data = suites["paper"]
         ambiguous = {i.id for i in data.items if i.role == "counterfactual"
                      and window_ambiguous([int(c) for c in i.choices])}
-        store = RunStore(root / "store.sqlite")
+        print(f"{'scene-reader':<12}{'shortcut-free, all cf':>23}{'paper, all cf':>22}"
+              f"{'paper, window-ambiguous cf':>30}")
         runs = []
-        print(f"{'scene-reader':<22}{'all counterfactuals':>22}{'window-ambiguous':>20}")
         for ablation in (None, "blank", "shuffled"):
             start = time.perf_counter()
-            (run,) = api.run_all([data], ["builtin:scene-reader"], store=store,
-                                 options=RunOptions(progress=False, image_ablation=ablation))
+            options = RunOptions(progress=False, image_ablation=ablation)
+            (free,) = api.run_all([suites["shortcut-free"]], ["builtin:scene-reader"],
+                                  store=store, options=options)
+            (run,) = api.run_all([data], ["builtin:scene-reader"], store=store, options=options)
             runs.append(run)
-            every, n = accuracy(run.samples)
-            some, k = accuracy(run.samples, ambiguous)
-            print(f"{ablation or 'full':<22}{every:>15.1f} (n={n}){some:>13.1f} (n={k})"
-                  f"   {time.perf_counter() - start:.1f}s")
+            cells = [accuracy(free.samples), accuracy(run.samples),
+                     accuracy(run.samples, ambiguous)]
+            print(f"{ablation or 'full':<12}"
+                  + "".join(f"{a:>{w - 9}.1f} (n={n:<4})"
+                            for (a, n), w in zip(cells, (23, 22, 30), strict=True))
+                  + f"   {time.perf_counter() - start:.1f}s")
         runs += api.run_all([data], ["builtin:random", "builtin:constant"], store=store,
                             options=RunOptions(progress=False))
         store.close()

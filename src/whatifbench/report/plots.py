@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from whatifbench.analysis.audit.slices import natural_order
 from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.item import Item
 
@@ -43,7 +44,7 @@ def answer_histograms(items: Sequence[Item], out: Path, name: str) -> list[Path]
         members = [i for i in items if (i.group or "-") == group]
         roles = sorted({i.role or "-" for i in members},
                        key=lambda r: (ROLE_ORDER.index(r) if r in ROLE_ORDER else 99, r))
-        answers = sorted({i.target for i in members}, key=_answer_order)
+        answers = sorted({i.target for i in members}, key=natural_order)
         fig, ax = plt.subplots(figsize=(max(4.0, 0.35 * len(answers) + 2), 3))
         width = 0.8 / len(roles)
         for k, role in enumerate(roles):
@@ -90,13 +91,6 @@ def bar_chart(labels: Sequence[str], series: dict[str, Sequence[float]], title: 
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
-
-
-def _answer_order(a: str) -> tuple[int, float, str]:
-    try:
-        return (0, float(a), a)
-    except ValueError:
-        return (1, 0.0, a)
 
 
 def _safe(text: str) -> str:

@@ -99,14 +99,14 @@ def slices(items: Sequence[Item], right: np.ndarray, keys: Sequence[str]) -> lis
             value = slice_value(item, key)
             if value is not None:
                 groups.setdefault(value, []).append(index)
-        for value in sorted(groups, key=_natural):
+        for value in sorted(groups, key=natural_order):
             members = groups[value]
             entry = summary([items[i] for i in members], right[members])
             out.append({"key": key, "value": value, **entry})
     return out
 
 
-def _natural(value: str) -> tuple[int, float, str]:
+def natural_order(value: str) -> tuple[int, float, str]:
     """Numbers in numeric order, before text in text order."""
     try:
         return (0, float(value), value)
