@@ -1,5 +1,6 @@
-"""``whatif view`` under hostile clients: connections are bounded, idle and slow-drip ones are
-cut, and a client that disconnects mid-reply leaves no traceback."""
+"""``whatif view`` and ``whatif human serve`` under hostile clients: connections are bounded,
+idle and slow-drip ones are cut, and a client that disconnects mid-reply leaves no
+traceback."""
 
 from __future__ import annotations
 
@@ -9,25 +10,46 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
 
 import pytest
+from util import make_choice_dataset
 
-from whatifbench.report.serve import ExplorerServer, start
+from whatifbench.core.dataset import load_dataset
+from whatifbench.human.records import Settings
+from whatifbench.human.server import AnnotationServer
+from whatifbench.human.store import HumanStore
+from whatifbench.report.bounded_server import BoundedServer, Limits, start
+from whatifbench.report.serve import ExplorerServer
 
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture()
-def server() -> Iterator[ExplorerServer]:
-    srv = ExplorerServer(b"<html>page</html>", [], 0, max_connections=4, idle_s=0.5,
-                         deadline_s=1.5)
+LIMITS = Limits(max_connections=4, idle_s=0.5, deadline_s=1.5)
+
+
+@pytest.fixture(params=["view", "human"])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BoundedServer]:
+    """The explorer's server, or the annotation app's, with small limits."""
+    if request.param == "view":
+        srv: BoundedServer = ExplorerServer(b"<html>page</html>", [], 0, LIMITS)
+    else:
+        dataset = load_dataset(make_choice_dataset(tmp_path / "ds", n_pairs=2))
+        srv = AnnotationServer(HumanStore(dataset, Settings(), None), None, 0, LIMITS)
     start(srv)
     yield srv
     srv.shutdown()
     srv.server_close()
 
 
-def _connect(srv: ExplorerServer) -> socket.socket:
+def _page(srv: BoundedServer) -> bytes:
+    """The page at the server's root."""
+    url = srv.url() if isinstance(srv, AnnotationServer) else cast(ExplorerServer, srv).url
+    return bytes(urllib.request.urlopen(url, timeout=5).read())
+
+
+def _connect(srv: BoundedServer) -> socket.socket:
     return socket.create_connection(("127.0.0.1", srv.server_address[1]), timeout=10)
 
 
@@ -42,7 +64,7 @@ def _closed_by_server(sock: socket.socket, within: float) -> bool:
         return True
 
 
-def test_connections_are_bounded_and_the_extra_one_is_closed(server: ExplorerServer) -> None:
+def test_connections_are_bounded_and_the_extra_one_is_closed(server: BoundedServer) -> None:
     before = threading.active_count()
     idle = [_connect(server) for _ in range(4)]
     time.sleep(0.2)
@@ -53,16 +75,19 @@ def test_connections_are_bounded_and_the_extra_one_is_closed(server: ExplorerSer
         sock.close()
 
 
-def test_idle_connections_time_out_and_free_their_slot(server: ExplorerServer) -> None:
+def test_idle_connections_time_out_and_free_their_slot(server: BoundedServer) -> None:
     idle = [_connect(server) for _ in range(4)]
     started = time.monotonic()
     assert all(_closed_by_server(sock, 5) for sock in idle)
     assert time.monotonic() - started < 3
-    page = urllib.request.urlopen(server.url, timeout=5).read()
-    assert page == b"<html>page</html>"
+    page = _page(server)
+    if isinstance(server, ExplorerServer):
+        assert page == b"<html>page</html>"
+    else:
+        assert b"whatif-config" in page
 
 
-def test_a_slow_drip_request_is_cut_at_the_deadline(server: ExplorerServer) -> None:
+def test_a_slow_drip_request_is_cut_at_the_deadline(server: BoundedServer) -> None:
     sock = _connect(server)
     started = time.monotonic()
     port = server.server_address[1]

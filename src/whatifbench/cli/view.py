@@ -27,6 +27,7 @@ def add_view(sub: Any) -> None:
 
 def view_command(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
+    from whatifbench.report.bounded_server import serve_until_interrupted
     from whatifbench.report.payload import Options
     from whatifbench.report.serve import make_server
     from whatifbench.report.sources import load_sources
@@ -40,10 +41,5 @@ def view_command(args: argparse.Namespace) -> int:
     print(f"Serving the results explorer at {server.url} (Ctrl-C stops it)", flush=True)
     if not args.no_open:
         webbrowser.open(server.url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("Stopped.", file=sys.stderr)
-    finally:
-        server.server_close()
+    serve_until_interrupted(server, "Stopped.")
     return 0

@@ -100,6 +100,7 @@ def _serve(args: argparse.Namespace) -> int:
     from whatifbench.core.dataset import load_dataset
     from whatifbench.human import api
     from whatifbench.human.records import Settings, check_name
+    from whatifbench.report.bounded_server import serve_until_interrupted
 
     names = [check_name(n) for n in args.annotator]
     dataset = load_dataset(args.dataset)
@@ -115,12 +116,7 @@ def _serve(args: argparse.Namespace) -> int:
     print("Ctrl-C stops the server; start it again to resume.", flush=True)
     if not args.no_browser:
         webbrowser.open(links[0])
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("Stopped; every answer is saved.", file=sys.stderr)
-    finally:
-        server.server_close()
+    serve_until_interrupted(server, "Stopped; every answer is saved.")
     return 0
 
 

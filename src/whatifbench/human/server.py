@@ -5,7 +5,8 @@ access token (``?token=`` in the link). Pages are served only to the expected ``
 127.0.0.1 (no DNS rebinding); every API call and image needs the token, which the page carries
 (a cross-site page cannot read it, and a cross-site request cannot send its header without a
 preflight we never answer). The answer key never leaves the server: the API sends what a model
-is sent (prompt text, images) and the annotator's own progress.
+is sent (prompt text, images) and the annotator's own progress. Connections are bounded, idle
+and slow ones cut, as for ``whatif view`` (``report.bounded_server``).
 """
 
 from __future__ import annotations
@@ -15,28 +16,32 @@ import hmac
 import json
 import mimetypes
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-from whatifbench.errors import WhatifError
 from whatifbench.human.page import app_html
 from whatifbench.human.present import Presenter, Shown, explanation_reply
 from whatifbench.human.records import NAME
 from whatifbench.human.store import HumanStore
+from whatifbench.report.bounded_server import (
+    DEFAULT_LIMITS,
+    BoundedServer,
+    Limits,
+    QuietHandler,
+)
+from whatifbench.report.bounded_server import start as start
 
 HOST = "127.0.0.1"
 MAX_BODY = 256 * 1024
 """Largest request body accepted (an explanation is a few hundred bytes)."""
 
 
-class AnnotationServer(ThreadingHTTPServer):
+class AnnotationServer(BoundedServer):
     """One dataset's annotation app; several annotators at once (one thread per request)."""
 
-    daemon_threads = True
-
-    def __init__(self, store: HumanStore, host: str | None = None, port: int = 0) -> None:
+    def __init__(self, store: HumanStore, host: str | None = None, port: int = 0,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         self.store = store
         self.presenter = Presenter(store.dataset)
         self.local = host is None
@@ -45,11 +50,7 @@ class AnnotationServer(ThreadingHTTPServer):
         self.images: dict[str, Path] = {}
         self.shown: dict[str, Shown] = {}
         self.lock = threading.Lock()
-        try:
-            super().__init__((self.host, port), _Handler)
-        except OSError as exc:
-            raise WhatifError(f"Cannot listen on {self.host}:{port} ({exc.strerror or exc}); "
-                              "pass another --port, or none for a free one.") from None
+        super().__init__((self.host, port), _Handler, limits)
 
     def url(self, annotator: str | None = None) -> str:
         """The app's address for ``annotator`` (with the token when a host was named)."""
@@ -117,11 +118,8 @@ def image_key(path: str) -> str:
     return hashlib.sha256(path.encode("utf-8")).hexdigest()[:32]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server: AnnotationServer
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet: the terminal shows only the addresses."""
 
     # -- checks --------------------------------------------------------------------------------
     def _host_ok(self) -> bool:
@@ -204,9 +202,3 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-
-def start(server: AnnotationServer) -> threading.Thread:
-    """Serve in a background thread (tests, benches); stop with ``server.shutdown()``."""
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    return thread

@@ -1,80 +1,38 @@
 """``whatif view``: the explorer page served on 127.0.0.1, with every image at full size read
 from the dataset folders (only the images the runs' items name, and only inside their folder).
-
-Hostile or broken clients cost little: at most ``max_connections`` are served at once (one
-more is closed at once), a connection idle for ``idle_s`` is closed, every connection ends
-``deadline_s`` after it opened (a slow drip cannot hold a slot), and a client that goes away
-mid-reply is not reported."""
+Hostile or broken clients cost little (``report.bounded_server``)."""
 
 from __future__ import annotations
 
 import mimetypes
-import socket
-import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from whatifbench.errors import WhatifError
+from whatifbench.report.bounded_server import (
+    DEFAULT_LIMITS,
+    BoundedServer,
+    Limits,
+    QuietHandler,
+)
+from whatifbench.report.bounded_server import start as start
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source
 from whatifbench.report.render import explorer_payload
 from whatifbench.secrets import redact
 
 HOST = "127.0.0.1"
-QUIET = (ConnectionError, TimeoutError)
-"""What a client that goes away (or stalls) makes the handler raise: not worth a word."""
 
 
-class ExplorerServer(ThreadingHTTPServer):
+class ExplorerServer(BoundedServer):
     """An HTTP server for one page and the images of its datasets, with bounded connections."""
 
-    daemon_threads = True
-
     def __init__(self, page: bytes, images: list[tuple[Path | None, set[str]]],
-                 port: int, max_connections: int = 32, idle_s: float = 10.0,
-                 deadline_s: float = 30.0) -> None:
+                 port: int, limits: Limits = DEFAULT_LIMITS) -> None:
         self.page = page
         self.images = images
-        self.idle_s = idle_s
-        self.deadline_s = deadline_s
-        self._slots = threading.BoundedSemaphore(max_connections)
-        try:
-            super().__init__((HOST, port), _Handler)
-        except OSError as exc:
-            raise WhatifError(f"Cannot listen on {HOST}:{port} ({exc.strerror or exc}); pass "
-                              "another --port, or none for a free one.") from None
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        """Serve in a thread while a slot is free; close the connection otherwise."""
-        if not self._slots.acquire(blocking=False):
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._slots.release()
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        """Handle one connection, cut at the deadline, then free its slot."""
-        watchdog = threading.Timer(self.deadline_s, _cut, (request,))
-        watchdog.daemon = True
-        watchdog.start()
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            watchdog.cancel()
-            self._slots.release()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Quiet when the client went away or stalled; the usual report otherwise."""
-        if not isinstance(sys.exc_info()[1], QUIET):
-            super().handle_error(request, client_address)
+        super().__init__((HOST, port), _Handler, limits)
 
     @property
     def url(self) -> str:
@@ -95,23 +53,8 @@ class ExplorerServer(ThreadingHTTPServer):
         return target if target.is_relative_to(root.resolve()) and target.is_file() else None
 
 
-def _cut(connection: socket.socket) -> None:
-    """End a connection that outlived the deadline (the handler's next read or write fails)."""
-    try:
-        connection.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-
-
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server: ExplorerServer
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.settimeout(self.server.idle_s)  # bounds every read and write
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet: the terminal shows only the address."""
 
     def _host_ok(self) -> bool:
         port = self.server.server_address[1]
@@ -153,9 +96,3 @@ def make_server(sources: Sequence[Source], options: Options | None = None, port:
               for d in payload["datasets"]]
     return ExplorerServer(redact(page_html(payload)).encode("utf-8"), images, port)
 
-
-def start(server: ExplorerServer) -> threading.Thread:
-    """Serve in a background thread (for tests and notebooks); stop with ``server.shutdown()``."""
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    return thread
