@@ -48,6 +48,12 @@ class Item:
     """How the item was made: seed, the program and parameters that computed the answer."""
 
     @property
+    def unit(self) -> str:
+        """The unit items are selected, dealt, shuffled and resampled by: the item's pair, or
+        the item itself."""
+        return self.pair_id if self.pair_id is not None else f"item:{self.id}"
+
+    @property
     def target_index(self) -> int:
         """Position of ``target`` in ``choices`` (choice items only)."""
         return self.choices.index(self.target)

@@ -51,7 +51,7 @@ def make_pool(items: Sequence[Item], settings: Settings) -> Pool:
     chosen = select_items(items, settings.limit, None, settings.seed)
     members: dict[str, list[Item]] = {}
     for item in chosen:
-        members.setdefault(item.pair_id or f"item:{item.id}", []).append(item)
+        members.setdefault(item.unit, []).append(item)
     rank = {r: k for k, r in enumerate(ROLES)}
     keys = sorted(members, key=lambda k: _order(settings.seed, k))
     units = tuple(tuple(i.id for i in sorted(members[k], key=lambda i: rank.get(i.role or "", 99)))

@@ -42,11 +42,6 @@ PROTOCOLS = ({"prompt": "default", "strategy": "zero-shot", "answer_mode": "rank
 (e.g. CFMM's prompt column) and is left out of reference rows."""
 
 
-def unit_of(item: Item) -> str:
-    """The unit guesses are enumerated over: the item's pair, or the item."""
-    return item.pair_id if item.pair_id is not None else f"item:{item.id}"
-
-
 def guesses(items: Sequence[Item]) -> dict[str, tuple[str, ...]]:
     """Each item's equally likely guesses: its options, yes and no, or (an open answer) the most
     common answer of its kind among ``items`` (``analysis.audit.chance``'s majority rule)."""
@@ -75,7 +70,7 @@ def guessing_runs(suite: Suite, items: Sequence[Item]) -> list[tuple[float, Answ
     options = guesses(items)
     units: dict[str, list[Item]] = {}
     for item in items:
-        units.setdefault(unit_of(item), []).append(item)
+        units.setdefault(item.unit, []).append(item)
     shapes = {tuple(len(options[i.id]) for i in members) for members in units.values()}
     if len(shapes) == 1:
         (shape,) = shapes
@@ -90,7 +85,7 @@ def guessing_runs(suite: Suite, items: Sequence[Item]) -> list[tuple[float, Answ
     strides: dict[str, tuple[int, int]] = {}
     sizes: dict[str, int] = {}
     for item in items:
-        unit = unit_of(item)
+        unit = item.unit
         stride = sizes.get(unit, 1)
         strides[item.id] = (stride, len(options[item.id]))
         sizes[unit] = stride * len(options[item.id])

@@ -83,7 +83,7 @@ def unit_of(request: Request) -> str:
     item = request.item
     if item is None:
         raise ValueError("ablate() needs requests that carry their items")
-    return item.pair_id if item.pair_id is not None else f"item:{item.id}"
+    return item.unit
 
 
 def shuffle_donors(units: Sequence[str], images: Sequence[frozenset[str]],

@@ -200,18 +200,13 @@ def composite_file(paths: Sequence[str], labels: Sequence[str]) -> str:
     return str(path)
 
 
-def _unit(item: Item) -> str:
-    """The unit of selection: the item's pair, or the item itself."""
-    return item.pair_id if item.pair_id is not None else f"item:{item.id}"
-
-
 def limit_groups(items: Sequence[Item]) -> dict[str, str]:
     """The group each unit (pair or single item) is spread over by ``--limit``: the ``group``
     its items share, else the ``category`` of their metadata (MuCR's four metric items of a
     pair), else one group."""
     members: dict[str, list[Item]] = {}
     for item in items:
-        members.setdefault(_unit(item), []).append(item)
+        members.setdefault(item.unit, []).append(item)
     out = {}
     for unit, found in members.items():
         groups = {i.group for i in found}
@@ -229,7 +224,7 @@ def spread_limit(items: Sequence[Item], limit: int) -> list[Item]:
         raise WhatifError(f"--limit must be a positive number of items, got {limit}.")
     sizes: dict[str, int] = {}
     for item in items:
-        sizes[_unit(item)] = sizes.get(_unit(item), 0) + 1
+        sizes[item.unit] = sizes.get(item.unit, 0) + 1
     queues: dict[str, list[str]] = {}
     for unit, group in limit_groups(items).items():
         queues.setdefault(group, []).append(unit)
@@ -241,7 +236,7 @@ def spread_limit(items: Sequence[Item], limit: int) -> list[Item]:
                 unit = queue.pop(0)
                 kept.add(unit)
                 total += sizes[unit]
-    return [i for i in items if _unit(i) in kept]
+    return [i for i in items if i.unit in kept]
 
 
 def select_items(items: Sequence[Item], limit: int | None, subset: float | None,
@@ -252,9 +247,9 @@ def select_items(items: Sequence[Item], limit: int | None, subset: float | None,
     if subset is not None:
         if not 0 < subset <= 1:
             raise WhatifError(f"--subset must be a fraction in (0, 1], got {subset}.")
-        units = sorted({_unit(i) for i in chosen})
+        units = sorted({i.unit for i in chosen})
         keep = set(random.Random(seed).sample(units, max(1, round(subset * len(units)))))
-        chosen = [i for i in chosen if _unit(i) in keep]
+        chosen = [i for i in chosen if i.unit in keep]
     if limit is not None:
         chosen = spread_limit(chosen, limit)
     return chosen

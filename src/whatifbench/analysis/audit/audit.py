@@ -52,7 +52,7 @@ def audit_items(items: Sequence[Item]) -> dict[str, Any]:
         raise WhatifError('The audit needs scikit-learn: pip install "whatifbench[audit]".') \
             from None
     chosen = [item for item in items if audited(item)]
-    keys = [item.pair_id or f"item:{item.id}" for item in chosen]
+    keys = [item.unit for item in chosen]
     if len(set(keys)) < MIN_PAIRS:
         raise WhatifError(
             f"The dataset has {len(set(keys))} pair(s) of items a blind guess can be scored on "
