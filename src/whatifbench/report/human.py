@@ -10,9 +10,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from whatifbench.metrics.stats import bootstrap_ci, mcnemar_exact
+from whatifbench.metrics.paired import compare
+from whatifbench.metrics.stats import mcnemar_exact
 from whatifbench.report.labels import is_human, model_name
 from whatifbench.report.overview import headline
 from whatifbench.report.table import Cell, Table
@@ -136,15 +135,12 @@ def versus_table(models: Sequence[RunResult], humans: RunResult) -> Table | None
     shared = [k for k in mine if k in theirs]
     if not shared:
         return None
-    a = np.array([mine[k] for k in shared], dtype=float)
-    b = np.array([theirs[k] for k in shared], dtype=float)
-    diff = 100 * (a.mean() - b.mean())
-    ci = bootstrap_ci([a, b], lambda x, y: 100 * (x.mean(axis=1) - y.mean(axis=1)))
-    p = mcnemar_exact(int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum()))
+    c = compare([mine[k] for k in shared], [theirs[k] for k in shared], shared)
+    p = mcnemar_exact(c["a_only"], c["b_only"])  # shown to 3 digits, not as results record it
     unit = UNITS.get(best.suite, "questions")
     row = (f"{model_name(best)} vs {model_name(humans)}", str(len(shared)),
-           Cell(round(100 * a.mean(), 2)), Cell(round(100 * b.mean(), 2)),
-           Cell(round(diff, 2), ci=ci), f"{p:.3g}")
+           Cell(c["accuracy_a"]), Cell(c["accuracy_b"]),
+           Cell(c["difference"], ci=tuple(c["ci95"])), f"{p:.3g}")
     return Table(f"Best model vs humans: {best.dataset}",
                  ("comparison", unit, "model %", "humans %", "model − humans", "McNemar p"),
                  (row,),

@@ -12,13 +12,13 @@ tables say how to add it. Like ``report.errors``, the suites' table code stays u
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whatifbench.analysis.audit.store import load_audit
+from whatifbench.analysis.audit.slices import slice_value
+from whatifbench.analysis.audit.store import audit_path, load_audit
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.report.datasets import locate
 from whatifbench.report.reference_runs import chance_tables, probe_tables, slice_cells
@@ -81,13 +81,12 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
     """The reference rows for the runs of one dataset (remembered for the same dataset folder,
     evaluated items and audit: a report asks for the terminal, report.md and the page)."""
     sha = str((runs[0].spec.get("dataset") or {}).get("items_sha256") or "")
-    audit = load_audit(sha) if sha else None
     root = locate(runs[0].spec, runs[0].dataset, roots).root
     key = (runs[0].suite, runs[0].dataset, str(root), sha,
-           tuple(sorted({s.item_id for r in runs for s in r.samples})),
-           json.dumps(audit, sort_keys=True) if audit else "")
+           tuple(sorted({s.item_id for r in runs for s in r.samples})), _audit_stamp(sha))
     found = _CACHE.pop(key, None)
     if found is None:
+        audit = load_audit(sha) if sha else None
         items, problem = dataset_items(runs, roots)
         found = (References((), {}, (f"No reference rows: {problem}.",)) if problem else
                  _references(runs[0].suite, runs[0].dataset, items, audit, _where(runs)))
@@ -98,6 +97,16 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
 
 
 _CACHE: dict[tuple[Any, ...], References] = {}
+
+
+def _audit_stamp(sha: str) -> tuple[int, int, int] | None:
+    """Which file holds the cached audit of the dataset, when and how large it was written
+    (``None``: there is none); it is written by an atomic rename, so a new audit is a new file."""
+    try:
+        found = audit_path(sha).stat() if sha else None
+    except OSError:
+        return None
+    return (found.st_ino, found.st_mtime_ns, found.st_size) if found else None
 
 
 def _where(runs: Sequence[RunResult]) -> str:
@@ -141,21 +150,17 @@ def audit_slices(audit: dict[str, Any]) -> list[tuple[str, str | None, dict[str,
 
 
 def in_slice(item: Item, key: str, value: str | None) -> bool:
-    """Whether ``item`` belongs to the audit slice ``key = value`` (the role, the group, or a
-    metadata key, written with spaces or underscores)."""
-    if key == "all":
-        return True
-    found = (item.role if key == "role" else item.group if key == "group"
-             else item.meta.get(key, item.meta.get(key.replace(" ", "_"))))
-    return found is not None and str(found) == value
+    """Whether ``item`` belongs to the audit slice ``key = value`` (its value as the audit
+    wrote it: ``analysis.audit.slices.slice_value``)."""
+    return key == "all" or slice_value(item, key) == value
 
 
 def blind_cells(suite: Any, items: Sequence[Item], dataset: str,
                 audit: dict[str, Any]) -> dict[tuple[str, int, int], Cell]:
     """The audit's blind accuracies placed in the cells that are exactly their slice."""
     every = {i.id for i in items}
-    sizes = {x.n for t in probe_tables(suite, items, dataset, every)[0]
-             for row in t.rows for x in row if isinstance(x, Cell)}
+    whole = probe_tables(suite, items, dataset, every)
+    sizes = {x.n for t in whole[0] for row in t.rows for x in row if isinstance(x, Cell)}
     placed: dict[tuple[str, int, int], Cell] = {}
     for key, value, figures in audit_slices(audit):
         inside = {i.id for i in items if in_slice(i, key, value)}
@@ -163,7 +168,8 @@ def blind_cells(suite: Any, items: Sequence[Item], dataset: str,
             continue
         cell = Cell(float(figures["blind"] if key != "all" else figures["accuracy"]),
                     ci=interval(figures.get("interval")), n=figures.get("n"))
-        for position in slice_cells(*probe_tables(suite, items, dataset, inside), len(inside)):
+        probes = whole if inside == every else probe_tables(suite, items, dataset, inside)
+        for position in slice_cells(*probes, len(inside)):
             placed.setdefault(position, cell)
     return placed
 

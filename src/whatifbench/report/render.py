@@ -198,8 +198,8 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
     samples = redact(samples_jsonl(runs, run_id, full_replies))
     digest = samples_digest(samples, run_id)
     with staged_dir(out, overwrite, inputs, kind="run") as stage:
-        for name, text in (("samples.jsonl", samples), (EXECUTION, execution_json(sources)),
-                           ("report.md", md)):
+        (stage / "samples.jsonl").write_text(samples, encoding="utf-8")  # redacted above
+        for name, text in ((EXECUTION, execution_json(sources)), ("report.md", md)):
             (stage / name).write_text(redact(text), encoding="utf-8")
         write_tables(stage, tables)
         (stage / "report.html").write_text(redact(report_html(sources, options)),

@@ -51,14 +51,19 @@ def check_keys(items: Sequence[Item], keys: Sequence[str], source: str) -> None:
             f"{', '.join(known)}.")
 
 
-def _partition(items: Sequence[Item], key: str) -> tuple[tuple[int, ...], ...]:
-    """The items grouped by their value of ``key`` (as index tuples, for comparing keys)."""
+def _groups(items: Sequence[Item], key: str) -> dict[str, list[int]]:
+    """The indexes of the items with each value of ``key`` (items without one left out)."""
     groups: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         value = slice_value(item, key)
         if value is not None:
             groups.setdefault(value, []).append(index)
-    return tuple(sorted(tuple(g) for g in groups.values()))
+    return groups
+
+
+def _partition(items: Sequence[Item], key: str) -> tuple[tuple[int, ...], ...]:
+    """The items grouped by their value of ``key`` (as index tuples, for comparing keys)."""
+    return tuple(sorted(tuple(g) for g in _groups(items, key).values()))
 
 
 def slice_keys(items: Sequence[Item], extra: Sequence[str] = ()) -> list[str]:
@@ -94,11 +99,7 @@ def slices(items: Sequence[Item], right: np.ndarray, keys: Sequence[str]) -> lis
     """One entry per (key, value): ``key``, ``value`` and the ``summary`` fields."""
     out = []
     for key in keys:
-        groups: dict[str, list[int]] = {}
-        for index, item in enumerate(items):
-            value = slice_value(item, key)
-            if value is not None:
-                groups.setdefault(value, []).append(index)
+        groups = _groups(items, key)
         for value in sorted(groups, key=natural_order):
             members = groups[value]
             entry = summary([items[i] for i in members], right[members])
