@@ -183,6 +183,26 @@ def test_bad_rows_are_named_with_file_and_line_or_skipped(tmp_path: Path,
     assert [r["n_items"] for r in results] == [2]
 
 
+@pytest.mark.parametrize("line, what", [
+    ('{"item_id": "p0-o", "annotator": "a1", "answer": "A\\ud800"}', "surrogate"),
+    ('{"item_id": "p0-o", "annotator": "a1", "answer": ' + "[" * 5000 + "]" * 5000 + "}",
+     "not valid JSON"),
+    ("not json", "not valid JSON"),
+])
+def test_a_jsonl_sheet_line_that_cannot_be_stored_is_named(tmp_path: Path, line: str,
+                                                           what: str) -> None:
+    """A JSONL sheet line with a lone surrogate or nested too deeply is one clear error naming
+    the file and line (not a crash when the answer is stored), and nothing is written."""
+    ds_dir = make_choice_dataset(tmp_path / "ds", n_pairs=2)
+    sheet = tmp_path / "sheet.jsonl"
+    sheet.write_text('{"item_id": "p0-c", "annotator": "a1", "answer": "B"}\n' + line + "\n",
+                     encoding="utf-8")
+    with pytest.raises(WhatifError) as err:
+        api.import_sheet(load_dataset(ds_dir), sheet, tmp_path / "run")
+    assert f"{sheet}:2 " in str(err.value) and what in str(err.value)
+    assert not (tmp_path / "run").exists()
+
+
 def test_report_merges_human_rows_after_the_models(tmp_path: Path, whatif_home: Path) -> None:
     ds_dir = make_choice_dataset(tmp_path / "ds", n_pairs=8)
     _sheet(ds_dir, tmp_path / "sheet.csv", seed=1)

@@ -363,6 +363,16 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         raise WhatifError(f"The file {path} does not exist; check the path.") from None
     except UnicodeDecodeError as exc:
         raise WhatifError(f"{path} is not UTF-8 text ({exc}).") from None
+    yield from jsonl_records(path, text)
+
+
+def jsonl_records(path: Path, text: str, hint: str = "each line must hold one JSON object"
+                  ) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed value)`` for each non-empty line of ``text`` (read from ``path``).
+
+    The first line that is not JSON (nested too deeply included) or holds a lone surrogate raises
+    ``WhatifError`` naming the file and line; ``hint`` says what a line should hold.
+    """
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -370,8 +380,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
             obj = loads(line)
         except json.JSONDecodeError as exc:
             raise WhatifError(
-                f"{path}:{lineno} is not valid JSON ({exc.msg} at column {exc.colno}); "
-                "each line must hold one JSON object."
+                f"{path}:{lineno} is not valid JSON ({exc.msg} at column {exc.colno}); {hint}."
             ) from None
         bad = lone_surrogate(line, obj)
         if bad:

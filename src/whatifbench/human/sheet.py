@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.csvtext import from_spreadsheet
-from whatifbench.core.dataset import Dataset, problems_message
+from whatifbench.core.dataset import Dataset, jsonl_records, problems_message
 from whatifbench.errors import WhatifError
 from whatifbench.human.present import Presenter
 from whatifbench.human.records import NAME, Answer
@@ -44,15 +43,9 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise WhatifError(f"The sheet {path} is not UTF-8 text ({exc}); save it as UTF-8.") \
             from None
     if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-        for line, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except ValueError as exc:
-                raise WhatifError(f"{path}:{line} is not a JSON object ({exc}); a JSONL sheet "
-                                  "has one object per line with item_id, annotator, answer "
-                                  "(and optionally seconds).") from None
+        for line, obj in jsonl_records(path, text, "a JSONL sheet has one object per line "
+                                       "with item_id, annotator, answer (and optionally "
+                                       "seconds)"):
             if not isinstance(obj, dict):
                 raise WhatifError(f"{path}:{line} is not a JSON object; a JSONL sheet has one "
                                   "object per line with item_id, annotator, answer.")
