@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whatifbench.core.protocol import (
+    ABLATIONS,
     ANSWER_MODES,
     DECODINGS,
     LAYOUTS,
@@ -26,7 +27,6 @@ from whatifbench.core.registry import listing, lookup
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
 from whatifbench.report import MAX_IMAGES, REPLY_CHARS
 from whatifbench.report.table import terminal_width
-from whatifbench.runner.ablation import ABLATIONS
 
 if TYPE_CHECKING:
     from whatifbench.runner.results import RunResult

@@ -13,6 +13,8 @@ LAYOUTS = ("multi", "composite")
 SCORE_BY = ("sum", "mean")
 DECODINGS = ("release", "greedy")
 """``--decoding``: the release script's own (sampling where it samples, seeded) or greedy."""
+ABLATIONS = ("blank", "shuffled", "none")
+"""``--image-ablation``: the kinds of image ablation (``runner.ablation``)."""
 BACKEND_DECODING = "backend"
 """Recorded instead when the backend decodes its own way (built-in references, program
 backends, whose code LLM has its own settings): no decoding record reaches it."""

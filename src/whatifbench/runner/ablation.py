@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from whatifbench.core.protocol import ABLATIONS
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Turn
 
-ABLATIONS = ("blank", "shuffled", "none")
-"""The kinds of image ablation."""
 GREY = (128, 128, 128)
 """The colour of a blank image (mid-grey RGB)."""
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import __version__
+from whatifbench.core.protocol import ABLATIONS
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Response, Turn
-from whatifbench.runner.ablation import ABLATIONS
 
 CONTENT_NAME = re.compile(r"[0-9a-f]{64}(\.[A-Za-z0-9]{1,8})?")
 
