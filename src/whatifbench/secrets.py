@@ -30,8 +30,10 @@ PLACEHOLDERS = frozenset({"empty", "none", "null", "dummy", "no-key", "nokey"})
 """Key values that servers without authentication accept (vLLM's docs use ``EMPTY``): sent, but
 not secret."""
 MASK = "***"
-QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "bearer", "credential",
-               "signature", "cookie", "session")
+SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "bearer", "credential",
+                "signature", "cookie")
+"""A backend argument whose name holds one of these is a credential (``models.base.is_secret``)."""
+QUERY_WORDS = (*SECRET_WORDS, "session")
 """A URL query parameter whose name holds one of these has its value masked."""
 QUERY_NAMES = frozenset({"sig", "pwd", "pass", "code"})
 """Query parameter names masked although they hold none of ``QUERY_WORDS``."""

@@ -10,6 +10,7 @@ from typing import Any
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
 from whatifbench.models.decoding import Decoding
+from whatifbench.secrets import SECRET_WORDS
 
 
 @dataclass(frozen=True)
@@ -142,10 +143,6 @@ def scene_generators_reason(suite: str, generator: str | None) -> str | None:
         else "is not one of them"
     return (f"it reads only pictures drawn by whatifbench's scene generators "
             f"({', '.join(SCENE_GENERATORS)}), and this {suite} dataset {made}")
-
-
-SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "auth", "bearer", "credential",
-                "signature", "cookie")
 
 
 def is_secret(name: str) -> bool:
