@@ -26,13 +26,14 @@ from whatifbench.human.records import NAME
 from whatifbench.human.store import HumanStore
 from whatifbench.report.bounded_server import (
     DEFAULT_LIMITS,
+    LOOPBACK,
     BoundedServer,
     Limits,
     QuietHandler,
 )
 from whatifbench.report.bounded_server import start as start
 
-HOST = "127.0.0.1"
+HOST = LOOPBACK
 MAX_BODY = 256 * 1024
 """Largest request body accepted (an explanation is a few hundred bytes)."""
 
@@ -123,10 +124,7 @@ class _Handler(QuietHandler):
 
     # -- checks --------------------------------------------------------------------------------
     def _host_ok(self) -> bool:
-        if not self.server.local:
-            return True
-        port = self.server.server_address[1]
-        return self.headers.get("Host", "") in (f"{HOST}:{port}", f"localhost:{port}")
+        return not self.server.local or super()._host_ok()
 
     def _token_ok(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.server.token.encode())
@@ -191,14 +189,4 @@ class _Handler(QuietHandler):
     def _json(self, code: int, data: dict[str, Any]) -> None:
         self._send(code, json.dumps(data, ensure_ascii=False).encode("utf-8"),
                    "application/json; charset=utf-8")
-
-    def _send(self, code: int, data: bytes, kind: str, cache: bool = False) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
-        self.send_header("Cache-Control", "private, max-age=3600" if cache else "no-store")
-        self.end_headers()
-        self.wfile.write(data)
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from whatifbench.errors import WhatifError
 
+LOOPBACK = "127.0.0.1"
+"""Where the servers listen unless told otherwise."""
 QUIET = (ConnectionError, TimeoutError)
 """What a client that goes away (or stalls) makes the handler raise: not worth a word."""
 
@@ -87,7 +89,8 @@ def _cut(connection: socket.socket) -> None:
 
 
 class QuietHandler(BaseHTTPRequestHandler):
-    """Reads and writes bounded by the server's idle time; no request log."""
+    """Reads and writes bounded by the server's idle time; no request log; replies that are
+    never sniffed, leak no referrer and are not cached unless asked."""
 
     server: BoundedServer
 
@@ -97,6 +100,25 @@ class QuietHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: the terminal shows only the addresses."""
+
+    def _host_ok(self) -> bool:
+        """Whether the request is addressed to the loopback server by name (no DNS
+        rebinding)."""
+        port = self.server.server_address[1]
+        return self.headers.get("Host", "") in (f"{LOOPBACK}:{port}", f"localhost:{port}")
+
+    def _send(self, code: int, data: bytes, kind: str, *, body: bool = True,
+              cache: bool = False) -> None:
+        """Reply with ``data`` (only the headers when not ``body``, for HEAD)."""
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "private, max-age=3600" if cache else "no-store")
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
 
 
 def start(server: BoundedServer) -> threading.Thread:

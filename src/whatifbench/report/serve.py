@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 from whatifbench.report.bounded_server import (
     DEFAULT_LIMITS,
+    LOOPBACK,
     BoundedServer,
     Limits,
     QuietHandler,
@@ -22,7 +23,7 @@ from whatifbench.report.payload import Options, Source
 from whatifbench.report.render import explorer_payload
 from whatifbench.secrets import redact
 
-HOST = "127.0.0.1"
+HOST = LOOPBACK
 
 
 class ExplorerServer(BoundedServer):
@@ -56,35 +57,21 @@ class ExplorerServer(BoundedServer):
 class _Handler(QuietHandler):
     server: ExplorerServer
 
-    def _host_ok(self) -> bool:
-        port = self.server.server_address[1]
-        return self.headers.get("Host", "") in (f"{HOST}:{port}", f"localhost:{port}")
-
     def do_HEAD(self) -> None:
         self.do_GET(body=False)
 
     def do_GET(self, body: bool = True) -> None:
         path = urlsplit(self.path).path
         if not self._host_ok():
-            return self._send(403, b"Forbidden host.\n", "text/plain", body)
+            return self._send(403, b"Forbidden host.\n", "text/plain", body=body)
         if path in ("/", "/index.html"):
-            return self._send(200, self.server.page, "text/html; charset=utf-8", body)
+            return self._send(200, self.server.page, "text/html; charset=utf-8", body=body)
         if path.startswith("/image/"):
             target = self.server.image(path)
             if target is not None:
                 kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-                return self._send(200, target.read_bytes(), kind, body)
-        self._send(404, b"Not found.\n", "text/plain", body)
-
-    def _send(self, code: int, data: bytes, kind: str, body: bool) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        if body:
-            self.wfile.write(data)
+                return self._send(200, target.read_bytes(), kind, body=body)
+        self._send(404, b"Not found.\n", "text/plain", body=body)
 
 
 def make_server(sources: Sequence[Source], options: Options | None = None, port: int = 0
