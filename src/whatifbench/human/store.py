@@ -72,7 +72,8 @@ class HumanStore:
                  path: str | Path | None = None) -> None:
         self.dataset = dataset
         self.path = Path(path) if path else store_path(dataset)
-        self._local = threading.local()
+        self._lock = threading.Lock()  # one connection, used by one thread at a time
+        self._conn: sqlite3.Connection | None = None
         ensure_dir(self.path.parent)
         with self._tx() as db:
             found = dict(db.execute("SELECT key, value FROM info").fetchall())
@@ -97,7 +98,9 @@ class HumanStore:
 
     # -- connections ---------------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
+        """The store's connection, opened (and its schema made) on first use; call with the
+        lock held."""
+        db = self._conn
         if db is None:
             try:
                 db = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT, isolation_level=None,
@@ -107,30 +110,32 @@ class HumanStore:
                 db.executescript(SCHEMA)
             except sqlite3.DatabaseError as exc:
                 raise store_error(self.path, exc, LOCK_TIMEOUT) from None
-            self._local.db = db
+            self._conn = db
         return db
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE``: other writers wait)."""
-        db = self._db()
-        try:
-            db.execute("BEGIN IMMEDIATE")
+        """One write transaction (``BEGIN IMMEDIATE``: other writers, in other processes too,
+        wait)."""
+        with self._lock:
+            db = self._db()
             try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-        except sqlite3.DatabaseError as exc:
-            raise store_error(self.path, exc, LOCK_TIMEOUT) from None
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as exc:
+                raise store_error(self.path, exc, LOCK_TIMEOUT) from None
 
     def close(self) -> None:
-        """Close this thread's connection."""
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
+        """Close the connection (the next use opens it again)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     # -- dealing and answering -----------------------------------------------------------------
     def progress(self, annotator: str) -> Progress:
@@ -209,8 +214,10 @@ class HumanStore:
     # -- reading -------------------------------------------------------------------------------
     def answers(self) -> list[Answer]:
         """Every answer, by annotator (in order of arrival) then position."""
-        rows = self._db().execute(
-            "SELECT a.annotator, a.item_id, a.reply, a.seconds, a.unsure FROM answers a JOIN "
-            "annotators n ON n.name = a.annotator ORDER BY n.number, a.position").fetchall()
+        with self._lock:
+            rows = self._db().execute(
+                "SELECT a.annotator, a.item_id, a.reply, a.seconds, a.unsure FROM answers a "
+                "JOIN annotators n ON n.name = a.annotator ORDER BY n.number, a.position"
+            ).fetchall()
         return [Answer(who, item, reply, seconds, bool(unsure))
                 for who, item, reply, seconds, unsure in rows]
