@@ -106,12 +106,10 @@ def _votes(runs: Sequence[RunResult], items: dict[str, Item]) -> Votes:
     return {i: v for i, v in found.items() if v}
 
 
-def agreement(runs: Sequence[RunResult], dataset: Dataset) -> dict[str, Any]:
-    """Krippendorff's alpha over the annotators (nominal over categorical answers, interval
-    over numbers), overall and per slice (group, role), and the mean agreement per item (the
-    share of an item's answers that give its most frequent answer)."""
-    items = {i.id: i for i in dataset.items}
-    votes = _votes(runs, items)
+def agreement(items: dict[str, Item], votes: Votes) -> dict[str, Any]:
+    """Krippendorff's alpha over the annotators' ``votes`` (nominal over categorical answers,
+    interval over numbers), overall and per slice (group, role), and the mean agreement per
+    item (the share of an item's answers that give its most frequent answer)."""
 
     def alphas(ids: Sequence[str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -150,7 +148,8 @@ def _majority_run(dataset: Dataset, runs: Sequence[RunResult], source: dict[str,
     """The most frequent answer of each item (a tie, or no readable answer: no answer); free-text
     items have no majority and are left out."""
     items = {i.id: i for i in dataset.items}
-    votes = {i: v for i, v in _votes(runs, items).items() if items[i].kind != "text"}
+    every = _votes(runs, items)
+    votes = {i: v for i, v in every.items() if items[i].kind != "text"}
     if not votes:
         raise WhatifError("The annotators answered only free-text items; a majority needs "
                           "items with a choice, yes/no or a number.")
@@ -174,7 +173,7 @@ def _majority_run(dataset: Dataset, runs: Sequence[RunResult], source: dict[str,
     names = [r.spec["human"]["annotator"] for r in runs]
     seconds = [(s.meta.get("human") or {}).get("seconds") for r in runs for s in r.samples]
     summary = {"annotators": names, "ties": sum(d["tie"] for d in detail.values()),
-               "seconds": _seconds(seconds), **agreement(runs, dataset)}
+               "seconds": _seconds(seconds), **agreement(items, every)}
     spec = {**run.spec, "model_name": "human (majority)",
             "human": {"annotator": "majority", "annotators": names, **source}}
     return replace(run, samples=samples, metrics={**run.metrics, "human": summary}, spec=spec)
