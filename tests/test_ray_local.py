@@ -23,6 +23,7 @@ from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Part, Request, Turn
+from whatifbench.models.family import ModelHint, model_hint
 from whatifbench.runner import ray_pool
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
@@ -130,6 +131,25 @@ def test_tiny_hf_model_gives_the_local_results(local_ray: Any, tiny_llava: Path,
     assert outputs(tmp_path / "a", local) == outputs(tmp_path / "b", remote)
     assert remote[0].spec["backend"]["version"] == local[0].spec["backend"]["version"]
     assert all(s.scores is not None and len(s.scores) == 4 for s in ranked.samples)
+
+
+def test_the_actors_model_family_and_refusals_reach_the_driver(local_ray: Any,
+                                                               tiny_paligemma: Path) -> None:
+    """The driver's stand-in answers as the actor's backend would: the model family that picks
+    a paper protocol (read by the actor, not from a folder the driver may not have) and the
+    image ablations the checkpoint refuses."""
+    spec = f"hf:{tiny_paligemma}"
+    with open_executor(ExecutorConfig(kind="ray", actors=1)) as executor:
+        backend = executor.make_backend(spec, {})
+        assert isinstance(backend, RayBackend)
+        try:
+            assert model_hint(backend) == ModelHint("hf", spec[3:].lower(), "paligemma",
+                                                    "gemma")
+            assert "computes every answer from image features" in str(
+                backend.ablation_refusal("none"))
+            assert backend.ablation_refusal("blank") is None
+        finally:
+            backend.close()
 
 
 def _kill_when_stored(store_path: Path, backend: RayBackend, rows: int,

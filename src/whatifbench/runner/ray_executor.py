@@ -42,6 +42,8 @@ class RayBackend(Backend):
         identity = pool.identity
         self.capabilities = Capabilities(**identity["capabilities"])
         self.execution_args = frozenset(identity["execution_args"])
+        self.model_type = str(identity.get("model_type") or "")  # for models.family.model_hint
+        self.text_model_type = str(identity.get("text_model_type") or "")
         self._prepared: tuple[int, list[Any]] | None = None
 
     @property

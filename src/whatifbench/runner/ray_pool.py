@@ -199,7 +199,8 @@ class ActorPool:
                 f"{__version__}; install the same version on every node."
             )
         mine = {k: found[k] for k in ("describe", "cache_identity", "capabilities",
-                                      "execution_args")}
+                                      "execution_args", "ablation_refusals", "model_type",
+                                      "text_model_type")}
         if not self.identity:
             self.identity = mine
         elif mine != self.identity:

@@ -110,7 +110,9 @@ class BackendWorker:
                        capabilities=asdict(self.backend.capabilities),
                        execution_args=sorted(self.backend.execution_args),
                        ablation_refusals={kind: self.backend.ablation_refusal(kind)
-                                          for kind in ABLATIONS})
+                                          for kind in ABLATIONS},
+                       model_type=getattr(self.backend, "model_type", ""),
+                       text_model_type=getattr(self.backend, "text_model_type", ""))
         return out
 
     def run(self, batch: Batch) -> Answered | Missing | Refused:
