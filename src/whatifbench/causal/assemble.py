@@ -15,6 +15,7 @@ from whatifbench.causal.questions import edge_sentences, option_text, render, sl
 from whatifbench.causal.scene_graph import SceneObject
 from whatifbench.causal.tasks import TASKS, BinaryTask, Frame, MultipleChoiceTask
 from whatifbench.causal.tasks.base import TEXT_NODE
+from whatifbench.scenes.options import arrange
 
 BINARY_OPTIONS = ("Yes", "No")
 """Options of Yes/No questions, in the release's order."""
@@ -150,9 +151,7 @@ def _multiple_choice(c: FrameContext, task: MultipleChoiceTask, names: NameIndex
     parts = {"correct": [c.ent(n) for n in c.frame.answer],
              "graph": [c.ent(n) for n in c.frame.graph_distractor],
              "image": [entity(obj)], "text": [text_entity]}
-    kinds = list(OTHER_KINDS)
-    rng.shuffle(kinds)
-    kinds.insert(position, "correct")
+    kinds = arrange("correct", OTHER_KINDS, position, rng)
     options = tuple(option_text(parts[k]) for k in kinds)
     if len({o.lower() for o in options}) != len(options):
         return "options not distinct"

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from whatifbench.core.item import Item
+from whatifbench.scenes.options import arrange, deal
 from whatifbench.suites.mucr.prompts import (
     CHOICE_METRICS,
     IMAGE_LABELS,
@@ -28,17 +29,12 @@ PROGRAM = "mucr-items"
 
 def balanced_positions(n: int, seed: int, metric: str) -> list[int]:
     """``n`` answer positions, each of 0–3 used ⌊n/4⌋ or ⌈n/4⌉ times, in a seeded order."""
-    positions = [k % len(LETTERS) for k in range(n)]
-    random.Random(f"mucr-positions:{seed}:{metric}").shuffle(positions)
-    return positions
+    return deal(random.Random(f"mucr-positions:{seed}:{metric}"), range(len(LETTERS)), n)
 
 
 def _place(correct: str, others: Sequence[str], position: int, seed: int, key: str) -> list[str]:
     """``others`` in a seeded order with ``correct`` inserted at ``position``."""
-    shuffled = list(others)
-    random.Random(f"mucr-order:{seed}:{key}").shuffle(shuffled)
-    shuffled.insert(position, correct)
-    return shuffled
+    return list(arrange(correct, others, position, random.Random(f"mucr-order:{seed}:{key}")))
 
 
 def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
