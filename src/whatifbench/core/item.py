@@ -13,7 +13,9 @@ ROLES = ("original", "counterfactual", "basic", "c2e", "e2c", "cue", "exp", "con
 poses four questions about each cause/effect pair (c2e, e2c, cue, exp); the members of a
 contrast set (CELLO ``shortcut-free``: one question about two or four images, answered
 differently) are each ``contrast``."""
-REPEATABLE_ROLES = ("contrast",)
+CONTRAST_ROLE = "contrast"
+"""The role of every member of a contrast set (its ``pair_id`` names the set)."""
+REPEATABLE_ROLES = (CONTRAST_ROLE,)
 """Roles that several items of one pair may share."""
 
 FIELDS = ("id", "images", "question", "kind", "choices", "target", "pair_id", "role", "group",

@@ -25,7 +25,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import PAPER, SHORTCUT_FREE, add_design_argument, check_design
 from whatifbench.core.fsutil import sha256_file
-from whatifbench.core.item import Item
+from whatifbench.core.item import CONTRAST_ROLE, Item
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -37,8 +37,6 @@ from whatifbench.suites.cello.images import available_ids, check_folder, copy_im
 
 VERSION = "1"
 DEFAULT_PER_TASK = 100
-CONTRAST_ROLE = "contrast"
-"""``Item.role`` of every member of a contrast set (its ``pair_id`` names the set)."""
 
 
 def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],

@@ -10,7 +10,7 @@ from typing import Any
 
 from whatifbench.causal.tasks import RUNGS, TASKS
 from whatifbench.causal.templates import GRAPH_TYPES
-from whatifbench.core.item import Item
+from whatifbench.core.item import CONTRAST_ROLE, Item
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.stats import percent, wilson_ci
 from whatifbench.suites.cello.records import KINDS
@@ -65,7 +65,7 @@ def contrast_sets(samples: Sequence[Sample]) -> dict[str, Any] | None:
     the text alone gives every member the same answer and is right on exactly one: 0 %."""
     sets: dict[str, list[Sample]] = {}
     for s in samples:
-        if s.pair_id is not None and s.role == "contrast":
+        if s.pair_id is not None and s.role == CONTRAST_ROLE:
             sets.setdefault(s.pair_id, []).append(s)
     if not sets:
         return None
