@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from whatifbench.models.builtin.text_prior import tokens
 from whatifbench.scenes.filters import scene_problems
@@ -117,22 +117,14 @@ class Draw:
         return text[0].upper() + text[1:]
 
 
-class Planned(Protocol):
-    """A shortcut-free plan of a two-way pair (yes/no, two shapes ...)."""
-
-    @property
-    def changed(self) -> bool:
-        """The premise changes the answer."""
-
-
-def two_way(fixed: Planned | None, now: tuple[str, str]
+def two_way(planned: bool, changed: bool, now: tuple[str, str]
             ) -> tuple[tuple[str, str], tuple[str, str]] | None:
-    """``Draw.offered`` of a plan whose two options are the same for both questions: ``now``
-    is (basic answer, other option); the counterfactual answer is the other option when the
-    premise changes the answer. ``None`` without a plan."""
-    if fixed is None:
+    """``Draw.offered`` of a planned pair whose two options are the same for both questions:
+    ``now`` is (basic answer, other option); the counterfactual answer is the other option
+    when the premise ``changed`` the answer. ``None`` without a plan."""
+    if not planned:
         return None
-    return now, (now[::-1] if fixed.changed else now)
+    return now, (now[::-1] if changed else now)
 
 
 def _near(value: int, step: int, rng: random.Random) -> str:

@@ -149,7 +149,8 @@ def shape_aspect(rng: random.Random, changed: bool, fixed: AspectPlan | None = N
                 "If {premise}, would {subject} be wider than tall?", name, ask, (premise,),
                 "no" if wide else "yes", {"aspect": round(aspect, 3), "wide": wide,
                                           "kind": kind},
-                offered=two_way(fixed, ("yes", "no") if wide else ("no", "yes")))
+                offered=two_way(fixed is not None, changed,
+                                ("yes", "no") if wide else ("no", "yes")))
 
 
 RESIZES = ((2.0, "twice"), (0.5, "half"))
@@ -191,7 +192,7 @@ def shape_name(rng: random.Random, changed: bool, fixed: NamePlan | None = None
                 f"It is {_dims(scene, sel)}, so the answer is {{b}}.",
                 "If {premise}, what shape would {subject} be?", name, ask, premises,
                 names[1] if equal else names[0], {"family": family, "equal_sides": equal},
-                offered=two_way(fixed, names if equal else names[::-1]))
+                offered=two_way(fixed is not None, changed, names if equal else names[::-1]))
 
 
 def shape_pointing(rng: random.Random, changed: bool) -> Draw | None:
@@ -248,8 +249,6 @@ class AspectPlan:
     answer."""
     resize: tuple[float, str]
     """``resize``: factor and word."""
-    changed: bool
-    """The premise changes the answer."""
 
 
 SF_ASPECT_KINDS = {True: ("turn",), False: ("rotate", "resize", "stretch", "stretch")}
@@ -262,7 +261,7 @@ def draw_aspect_plan(changed: bool, rng: random.Random, answer: int | None = Non
     kind = rng.choice(SF_ASPECT_KINDS[changed])
     change = rng.choice(CHANGES[:4]) if kind == "stretch" else None
     wide = rng.random() < 0.5 if answer is None else answer == 0
-    return AspectPlan(wide, kind, change, rng.choice(RESIZES), changed)
+    return AspectPlan(wide, kind, change, rng.choice(RESIZES))
 
 
 @dataclass(frozen=True)
@@ -279,8 +278,6 @@ class NamePlan:
     """Index of the premise among ``CHANGES`` and ``RESIZES`` (in that order)."""
     wide: bool | None
     """Unequal sides: wider than tall; ``None``: a coin per attempt."""
-    changed: bool
-    """The premise changes the answer."""
 
 
 def draw_name_plan(changed: bool, rng: random.Random, answer: int | None = None) -> NamePlan:
@@ -292,5 +289,5 @@ def draw_name_plan(changed: bool, rng: random.Random, answer: int | None = None)
     premise = rng.randrange(4) if changed else rng.choice((4, 5, 6, 7))
     _, _, sx, sy = CHANGES[premise] if premise < 4 else ("", "", 1.0, 1.0)
     wide = (sx < 1 or sy > 1) if changed and not equal else None
-    return NamePlan(family, color, equal, premise, wide, changed)
+    return NamePlan(family, color, equal, premise, wide)
 

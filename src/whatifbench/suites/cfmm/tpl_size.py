@@ -213,7 +213,8 @@ def size_yes_no(rng: random.Random, changed: bool, fixed: SizePlan | None = None
                 f"{b.shape}: {{b}}.", f"If {{premise}}, would {{subject}} be {word} than the "
                 f"{b.shape}?", f"the {a.shape}", program, (_premise(p, a, b, c, ": {c}."),),
                 "no" if yes_now else "yes", _params(p, word), _checks(a, b),
-                offered=two_way(fixed, ("yes", "no") if yes_now else ("no", "yes")))
+                offered=two_way(fixed is not None, changed,
+                                ("yes", "no") if yes_now else ("no", "yes")))
 
 
 def size_which(rng: random.Random, changed: bool, fixed: SizePlan | None = None
@@ -238,7 +239,8 @@ def size_which(rng: random.Random, changed: bool, fixed: SizePlan | None = None
                 f"so the {word} one is the {{b}}.", f"If {{premise}}, which would be {word}, "
                 f"{pair}?", "", program, (premise,), b.shape if a_now else a.shape,
                 _params(p, word), _checks(a, b),
-                offered=two_way(fixed, (a.shape, b.shape) if a_now else (b.shape, a.shape)))
+                offered=two_way(fixed is not None, changed,
+                                (a.shape, b.shape) if a_now else (b.shape, a.shape)))
 
 
 
