@@ -74,6 +74,7 @@ class _Member:
         self.answer = (answer_entity(frame, self.cg)
                        if not TASKS[frame.task_type].binary else None)
         self._shows: dict[Entity, bool] = {}
+        self._fails: dict[Entity, bool] = {}
 
     def shows(self, option: Entity) -> bool:
         """Does an object of this member's image read as ``option``?"""
@@ -81,6 +82,13 @@ class _Member:
             self._shows[option] = any(same_thing(entity(o), option)
                                       for o in self.cg.scene.objects)
         return self._shows[option]
+
+    def fails(self, option: Entity) -> bool:
+        """``fails_in`` for this member's frame and image (asked again and again while sets
+        are searched, so remembered)."""
+        if option not in self._fails:
+            self._fails[option] = fails_in(self.frame, self.cg, option)
+        return self._fails[option]
 
     def fits(self, others: Sequence[_Member]) -> bool:
         """Can join ``others``: another image; another outcome (Yes/No) or another answer that
@@ -93,8 +101,7 @@ class _Member:
             assert o.answer is not None
             if same_thing(o.answer, self.answer):
                 return False
-            if not (fails_in(o.frame, o.cg, self.answer) and fails_in(self.frame, self.cg,
-                                                                       o.answer)):
+            if not (o.fails(self.answer) and self.fails(o.answer)):
                 return False
         return True
 
