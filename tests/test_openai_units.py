@@ -80,6 +80,8 @@ def test_options_come_from_arguments_then_environment(monkeypatch: pytest.Monkey
     ({"max_connections": 0}, "-M max_connections must be a whole number >= 1"),
     ({"max_connections": 2.5}, "-M max_connections must be a whole number"),
     ({"timeout": "soon"}, "-M timeout must be a number"),
+    ({"timeout": float("nan")}, "-M timeout must be a number >= 0.001, got nan"),
+    ({"backoff": float("inf")}, "-M backoff must be a number >= 0.0, got inf"),
     ({"base_url": "localhost:8000"}, "is not an http(s) URL"),
     ({"max_tokens_param": "tokens"}, "-M max_tokens_param must be one of"),
 ])

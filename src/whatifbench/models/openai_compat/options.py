@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -73,7 +74,8 @@ class OpenAIOptions:
             if name not in args or (name == "temperature" and args[name] is None):
                 continue
             value = args[name]
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value)
             if not ok or (kind is int and not isinstance(value, int)) or value < low:
                 raise WhatifError(f"-M {name} must be a {'whole ' if kind is int else ''}number "
                                   f">= {low}, got {value!r}.")
@@ -84,7 +86,7 @@ class OpenAIOptions:
         if "max_reply_mb" in args:
             value = args["max_reply_mb"]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                    not 0 < value < float("inf"):
+                    not 0 < value < math.inf:
                 raise WhatifError(f"-M max_reply_mb must be a number > 0 (the largest reply "
                                   f"read, in MB), got {value!r}.")
             values["max_reply_mb"] = float(value)
