@@ -21,7 +21,7 @@ from pathlib import Path
 
 from whatifbench.analysis.audit.audit import audit_items
 from whatifbench.core.dataset import load_dataset
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 
 TARGET_SECONDS = 60.0
 

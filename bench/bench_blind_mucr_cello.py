@@ -47,7 +47,7 @@ from whatifbench.core.item import Item  # noqa: E402
 from whatifbench.runner.evaluate import RunOptions  # noqa: E402
 from whatifbench.runner.store import RunStore  # noqa: E402
 from whatifbench.suites.cello.build import build_cello  # noqa: E402
-from whatifbench.suites.mucr_synthetic.generate import MucrSyntheticGenerator  # noqa: E402
+from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator  # noqa: E402
 
 DESIGNS = ("paper", "shortcut-free")
 

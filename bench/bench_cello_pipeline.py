@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from whatifbench.causal.coverage import coverage
-from whatifbench.causal.pipeline import run_pipeline
-from whatifbench.causal.scene_graph import load_scene_graphs
+from whatifbench.suites.cello.causal.coverage import coverage
+from whatifbench.suites.cello.causal.pipeline import run_pipeline
+from whatifbench.suites.cello.causal.scene_graph import load_scene_graphs
 
 VG_IMAGES = 108_077
 MAPPED = ["on", "ON", "sitting on", "holding", "riding", "attached to", "hanging from",

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from whatifbench.suites.cvqa_real.importer import import_release
+from whatifbench.suites.cvqa.real.importer import import_release
 
 ROWS, IMAGES = 3144, 3026
 SIZE = (320, 240)

@@ -28,7 +28,7 @@ from pathlib import Path
 from pngbaseline import PNG_OPTIONS, baseline, cpu_seconds
 
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
-from whatifbench.suites.cvqa_synthetic.generate import default_workers
+from whatifbench.suites.cvqa.synthetic.generate import default_workers
 
 TARGET = 300.0
 """Items per second the generator must reach on 2 CPUs."""

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from pngbaseline import PNG_OPTIONS, baseline, cpu_seconds
 
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator, default_workers
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator, default_workers
 
 
 def _once(args: argparse.Namespace, tmp: Path) -> tuple[float, ...]:

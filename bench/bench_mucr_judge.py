@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.item import Item
+from whatifbench.core.requests import Request, Response
 from whatifbench.core.suite import Sample
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.runner.store import RunStore

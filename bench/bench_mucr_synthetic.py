@@ -29,7 +29,7 @@ from whatifbench.runner.evaluate import RunOptions
 from whatifbench.runner.store import RunStore
 from whatifbench.scenes.bodies import World, to_scene
 from whatifbench.scenes.render import render_png
-from whatifbench.suites.mucr_synthetic.generate import MucrSyntheticGenerator
+from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ def main() -> None:
     from fake_openai_model import png
     from fake_openai_server import FakeOpenAIServer
 
-    from whatifbench.models.base import Part, Request, Turn
+    from whatifbench.core.requests import Part, Request, Turn
     from whatifbench.models.openai_compat.backend import OpenAIBackend
 
     with tempfile.TemporaryDirectory() as tmp:

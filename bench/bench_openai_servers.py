@@ -42,7 +42,7 @@ def main() -> None:
 
     from fake_openai_server import FakeOpenAIServer
 
-    from whatifbench.models.base import Part, Request, Turn
+    from whatifbench.core.requests import Part, Request, Turn
     from whatifbench.models.openai_compat.backend import OpenAIBackend
     from whatifbench.models.openai_compat.balancer import Balancer
 

@@ -48,7 +48,7 @@ def main() -> None:
     from PIL import Image
     from tiny_models import build_bench_llava
 
-    from whatifbench.models.base import Part, Request, Turn
+    from whatifbench.core.requests import Part, Request, Turn
     from whatifbench.models.hf.backend import HFBackend
     from whatifbench.models.hf.inputs import build_prompt, encode
     from whatifbench.models.hf.ranking import candidate_ids, score_cached, score_separately

@@ -66,8 +66,9 @@ def main() -> None:
 
     from whatifbench.core.dataset import load_dataset
     from whatifbench.report.render import write_outputs
-    from whatifbench.runner.executor import ExecutorConfig, open_executor
-    from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+    from whatifbench.runner.executors.config import ExecutorConfig
+    from whatifbench.runner.executors.local import open_executor
+    from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"{os.cpu_count()} CPUs")

@@ -45,7 +45,7 @@ def build_runs(root: Path):  # type: ignore[no-untyped-def]
     from whatifbench import api
     from whatifbench.runner.evaluate import RunOptions
     from whatifbench.runner.store import RunStore
-    from whatifbench.suites.cvqa_real.importer import import_release
+    from whatifbench.suites.cvqa.real.importer import import_release
 
     release.SIZE = (640, 480)
     table, images = release.make_release(root)

@@ -46,7 +46,7 @@ from whatifbench.core.dataset import load_dataset
 from whatifbench.core.design import DESIGNS
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator, default_workers
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator, default_workers
 
 
 def _generate(name: str, design: str, seed: int, out: Path, args: argparse.Namespace

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from whatifbench.models.base import Response
+from whatifbench.core.requests import Response
 from whatifbench.runner.store import RunStore
 
 OLD_SCHEMA = ("CREATE TABLE responses (key TEXT PRIMARY KEY, backend TEXT NOT NULL, "

@@ -26,8 +26,8 @@ from whatifbench.report import comparisons, reference
 from whatifbench.report.render import tables_for
 from whatifbench.runner.evaluate import RunOptions, get_suite
 from whatifbench.runner.store import RunStore
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
-from whatifbench.suites.cvqa_synthetic.options import window_ambiguous
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.options import window_ambiguous
 
 
 def accuracy(samples: list, keep: set[str] | None = None) -> tuple[float, int]:

@@ -64,7 +64,7 @@ def sample_images(shared_dir: Path, folder: Path) -> list[str]:
 def one_pair(root: Path, row: dict[str, str]) -> Path:
     """A C-VQA-Real dataset of one release row (``img_path`` a real photograph) in
     ``root/ds``."""
-    from whatifbench.suites.cvqa_real.importer import import_release
+    from whatifbench.suites.cvqa.real.importer import import_release
 
     with open(root / "q.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(row))

@@ -15,7 +15,8 @@ from whatifbench.answers.letters import letter_for
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.core.requests import Capabilities, Request, Response
+from whatifbench.models.base import Backend
 
 HOSTILE = ("<script>alert('question')</script>", '"><img src=x onerror=alert(2)>',
            "</textarea><b>bold</b>", "</script><script>alert(3)</script>")

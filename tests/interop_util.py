@@ -21,7 +21,7 @@ def _generated(name: str, **params: object) -> Callable[[Path, Path], Path]:
 
 
 def _cvqa_real(out: Path, shared: Path) -> Path:
-    from whatifbench.suites.cvqa_real.importer import import_release
+    from whatifbench.suites.cvqa.real.importer import import_release
 
     sample_images(shared, out.parent / "coco")
     import_release(sample_csv(shared), out.parent / "coco", out)

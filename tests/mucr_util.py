@@ -15,7 +15,8 @@ from PIL import Image
 
 from whatifbench.core.composite import GAP, LABEL_HEIGHT, TILE
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.core.requests import Capabilities, Request, Response
+from whatifbench.models.base import Backend
 
 PHOTOS = ("astronaut", "camera", "cat", "coffee", "rocket", "clock", "coins", "moon", "brick",
           "grass", "gravel", "colorwheel", "hubble_deep_field", "immunohistochemistry", "retina",

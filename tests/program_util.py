@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from whatifbench.core.item import Item
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.core.requests import Request, Response
+from whatifbench.models.base import Backend
 
 INSIDE = "len([f for f in flowers if any(p.contains(f) for p in polygons)])"
 OUTSIDE = "len([f for f in flowers if not any(p.contains(f) for p in polygons)])"

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from cello_fixtures import BEACH, SCENES, write_input
 
-from whatifbench.causal.tasks import TASKS
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.core.requests import Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.suites.cello.build import build_cello
+from whatifbench.suites.cello.causal.tasks import TASKS
 
 
 @register("backend", "test:cello-scripted")

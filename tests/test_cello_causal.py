@@ -9,12 +9,12 @@ import networkx as nx
 import pytest
 from cello_fixtures import BEACH, SCENES, SHELF, TABLE, obj, rel, scene
 
-from whatifbench.causal.entities import Entity, mentions
-from whatifbench.causal.graph import build_causal_graph, position
-from whatifbench.causal.predicates import causal_edge, lookup
-from whatifbench.causal.scene_graph import load_image_sizes, load_scene_graphs
-from whatifbench.causal.templates import GRAPH_TYPES, find_matches
 from whatifbench.errors import WhatifError
+from whatifbench.suites.cello.causal.entities import Entity, mentions
+from whatifbench.suites.cello.causal.graph import build_causal_graph, position
+from whatifbench.suites.cello.causal.predicates import causal_edge, lookup
+from whatifbench.suites.cello.causal.scene_graph import load_image_sizes, load_scene_graphs
+from whatifbench.suites.cello.causal.templates import GRAPH_TYPES, find_matches
 
 CASES = json.loads((Path(__file__).parent / "cases" / "cello_predicates.json").read_text())
 

@@ -18,8 +18,9 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
+from whatifbench.core.requests import Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.suites.cello.build import build_cello

@@ -11,16 +11,16 @@ import networkx as nx
 import pytest
 from cello_fixtures import SCENES, obj, rel, scene
 
-from whatifbench.causal.assemble import Question
-from whatifbench.causal.distractors import entity
-from whatifbench.causal.entities import Entity, mentions
-from whatifbench.causal.graph import build_causal_graph
-from whatifbench.causal.leakage import question_problems
-from whatifbench.causal.pipeline import run_pipeline
-from whatifbench.causal.questions import render, slot_values
-from whatifbench.causal.scene_graph import load_scene_graphs
-from whatifbench.causal.tasks import RUNGS, TASKS, BinaryTask, MultipleChoiceTask
-from whatifbench.causal.templates import TEMPLATES, find_matches
+from whatifbench.suites.cello.causal.assemble import Question
+from whatifbench.suites.cello.causal.distractors import entity
+from whatifbench.suites.cello.causal.entities import Entity, mentions
+from whatifbench.suites.cello.causal.graph import build_causal_graph
+from whatifbench.suites.cello.causal.leakage import question_problems
+from whatifbench.suites.cello.causal.pipeline import run_pipeline
+from whatifbench.suites.cello.causal.questions import render, slot_values
+from whatifbench.suites.cello.causal.scene_graph import load_scene_graphs
+from whatifbench.suites.cello.causal.tasks import RUNGS, TASKS, BinaryTask, MultipleChoiceTask
+from whatifbench.suites.cello.causal.templates import TEMPLATES, find_matches
 
 ROLES = {"direct": "AB", "chain": "ABC", "confounding": "ZXY", "collision": "ABC"}
 

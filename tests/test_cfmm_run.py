@@ -12,8 +12,8 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Request
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Request
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.requests import RequestBuilder, choose_demos
 from whatifbench.suites.cfmm.importer import import_cfmm

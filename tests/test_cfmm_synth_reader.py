@@ -12,7 +12,7 @@ import pytest
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
-from whatifbench.models.base import Part, Request, Turn
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.models.builtin.reader.questions import ParseError, parse
 from whatifbench.models.builtin.reader.shapes import perceive_shapes
 from whatifbench.runner.backends import make_backend

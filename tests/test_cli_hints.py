@@ -122,7 +122,7 @@ def test_the_model_loads_before_our_progress_bar_starts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_llava: Path) -> None:
     import tqdm
 
-    from whatifbench.models.base import Part, Request, Turn
+    from whatifbench.core.requests import Part, Request, Turn
     from whatifbench.models.hf import backend as hf_backend
     from whatifbench.runner.cached import generate_cached
     from whatifbench.runner.store import RunStore

@@ -13,8 +13,8 @@ from cvqa_real_helpers import one_pair
 from util import run_outputs
 
 from whatifbench.cli.main import main
-from whatifbench.models.base import Part, Request, Turn
-from whatifbench.models.decoding import Decoding
+from whatifbench.core.decoding import Decoding
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.models.hf.generation import finish
 from whatifbench.runner.requests import ImageHasher, request_key
 from whatifbench.suites.cvqa.families import FAMILIES

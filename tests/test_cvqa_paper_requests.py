@@ -14,9 +14,9 @@ import pytest
 from cvqa_real_helpers import one_pair
 
 from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.decoding import request_seed
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
-from whatifbench.models.decoding import request_seed
 from whatifbench.models.hf.backend import HFBackend
 from whatifbench.runner.evaluate import get_suite, resolve_protocol
 from whatifbench.runner.requests import RequestBuilder

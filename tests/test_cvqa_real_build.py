@@ -14,12 +14,13 @@ from cvqa_real_helpers import write_photos
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.registry import register
+from whatifbench.core.requests import Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.runner.store import RunStore
-from whatifbench.suites.cvqa_real.build import build_dataset
-from whatifbench.suites.cvqa_real.exporter import export_release
-from whatifbench.suites.cvqa_real.llm_prompts import BOOLEAN, NUMERICAL_DIRECT
+from whatifbench.suites.cvqa.real.build import build_dataset
+from whatifbench.suites.cvqa.real.exporter import export_release
+from whatifbench.suites.cvqa.real.llm_prompts import BOOLEAN, NUMERICAL_DIRECT
 
 REPLIES = {
     # good numerical rewrite

@@ -12,8 +12,8 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.errors import WhatifError
-from whatifbench.suites.cvqa_real.exporter import export_release
-from whatifbench.suites.cvqa_real.importer import import_release
+from whatifbench.suites.cvqa.real.exporter import export_release
+from whatifbench.suites.cvqa.real.importer import import_release
 
 HEADER = "img_path,query,answer,new query,new answer,type\n"
 

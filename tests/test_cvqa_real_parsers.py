@@ -13,8 +13,8 @@ from whatifbench.answers.yesno import extract_yes_no
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.errors import WhatifError
-from whatifbench.suites.cvqa_real.paper_parser import paper_boolean, paper_number, tokens
-from whatifbench.suites.cvqa_real.suite import CvqaRealSuite
+from whatifbench.suites.cvqa.real.paper_parser import paper_boolean, paper_number, tokens
+from whatifbench.suites.cvqa.real.suite import CvqaRealSuite
 
 CASES = Path(__file__).parent / "cases"
 PAPER = json.loads((CASES / "cvqa_real_paper_parser.json").read_text(encoding="utf-8"))

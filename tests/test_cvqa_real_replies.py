@@ -15,8 +15,9 @@ from util import make_choice_dataset
 
 from whatifbench.cli.main import main
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Request, Response
-from whatifbench.suites.cvqa_real.importer import import_release
+from whatifbench.core.requests import Request, Response
+from whatifbench.models.base import Backend
+from whatifbench.suites.cvqa.real.importer import import_release
 
 CASES = json.loads((Path(__file__).parent / "cases" / "cvqa_real_paper_parser.json")
                    .read_text(encoding="utf-8"))["cases"]

@@ -19,8 +19,8 @@ from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
 from whatifbench.review.api import export_review, import_review
 from whatifbench.review.html import CSV_JS
-from whatifbench.suites.cvqa_real.importer import import_release
-from whatifbench.suites.cvqa_real.release import pair_items
+from whatifbench.suites.cvqa.real.importer import import_release
+from whatifbench.suites.cvqa.real.release import pair_items
 
 
 @pytest.fixture()

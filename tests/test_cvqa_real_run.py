@@ -15,11 +15,11 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request, Response
+from whatifbench.core.requests import Request, Response
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.report.datastats import words
-from whatifbench.suites.cvqa_real.importer import import_release
-from whatifbench.suites.cvqa_real.stats import group_counts, real_stats, yes_no_table
+from whatifbench.suites.cvqa.real.importer import import_release
+from whatifbench.suites.cvqa.real.stats import group_counts, real_stats, yes_no_table
 
 
 class VerboseBackend(ProgramBackend):

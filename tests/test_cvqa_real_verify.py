@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from whatifbench.answers.arith import ArithmeticProblem, evaluate, find_equation
-from whatifbench.suites.cvqa_real.cot_reply import parse_reply
-from whatifbench.suites.cvqa_real.verify import check_pair, premise
+from whatifbench.suites.cvqa.real.cot_reply import parse_reply
+from whatifbench.suites.cvqa.real.verify import check_pair, premise
 
 CASES = Path(__file__).parent / "cases"
 ARITH = json.loads((CASES / "cvqa_real_arithmetic.json").read_text(encoding="utf-8"))

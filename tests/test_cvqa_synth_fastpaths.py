@@ -14,10 +14,10 @@ from whatifbench.scenes.geometry import (
     points_in_polygon,
     segment_distances,
 )
-from whatifbench.suites.cvqa_synthetic import flowers
-from whatifbench.suites.cvqa_synthetic.dots import top_right_answers
-from whatifbench.suites.cvqa_synthetic.generate import plan, run_jobs, split
-from whatifbench.suites.cvqa_synthetic.pair import build, build_all, sample
+from whatifbench.suites.cvqa.synthetic import flowers
+from whatifbench.suites.cvqa.synthetic.dots import top_right_answers
+from whatifbench.suites.cvqa.synthetic.generate import plan, run_jobs, split
+from whatifbench.suites.cvqa.synthetic.pair import build, build_all, sample
 
 
 def test_batches_match_single_builds_for_every_template() -> None:

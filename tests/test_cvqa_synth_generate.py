@@ -16,10 +16,10 @@ from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.scenes.geometry import edge_array, footprint, segment_distances
 from whatifbench.scenes.render import render_png
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator, plan
-from whatifbench.suites.cvqa_synthetic.options import balanced_letters
-from whatifbench.suites.cvqa_synthetic.pair import sample
-from whatifbench.suites.cvqa_synthetic.templates import RANGES, dot_counts
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator, plan
+from whatifbench.suites.cvqa.synthetic.options import balanced_letters
+from whatifbench.suites.cvqa.synthetic.pair import sample
+from whatifbench.suites.cvqa.synthetic.templates import RANGES, dot_counts
 
 SUFFIX = re.compile(r" Select the correct answer:A:(\d+)  B:(\d+)  C:(\d+)  D:(\d+)\Z")
 PER = 12

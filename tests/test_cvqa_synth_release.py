@@ -10,8 +10,8 @@ from PIL import Image
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
-from whatifbench.suites.cvqa_synthetic.release import HEADER
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.release import HEADER
 
 SAMPLE = "data/cvqa/C-VQA-Synthetic_questions_sample.csv"
 KEYS = ("id", "question", "choices", "target", "group", "pair_id", "role", "images")

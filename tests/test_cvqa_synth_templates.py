@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scene_builders import dot_scene, flower_scene
 
-from whatifbench.suites.cvqa_synthetic.templates import (
+from whatifbench.suites.cvqa.synthetic.templates import (
     explain,
     template_1,
     template_2,

@@ -20,7 +20,8 @@ from whatifbench.analysis.bias import analyze_bias, bias_tables
 from whatifbench.cli.main import build_parser, main
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.core.requests import Capabilities, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.report.errors import COLUMN
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.runner.store import RunStore

@@ -10,16 +10,17 @@ import pytest
 from util import make_choice_dataset
 
 from whatifbench.cli.main import main
+from whatifbench.cli.options import add_executor_arguments, executor_config
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Turn
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import get_suite
-from whatifbench.runner.executor import Resources, add_executor_arguments, executor_config
-from whatifbench.runner.ray_pool import MAX_BATCH, plan_batches
-from whatifbench.runner.ray_session import fitting
-from whatifbench.runner.ray_worker import Answered, BackendWorker, Batch, Missing, ship
+from whatifbench.runner.executors.config import Resources
+from whatifbench.runner.executors.ray.pool import MAX_BATCH, plan_batches
+from whatifbench.runner.executors.ray.session import fitting
+from whatifbench.runner.executors.ray.worker import Answered, BackendWorker, Batch, Missing, ship
 from whatifbench.runner.requests import ImageHasher, RequestBuilder
 
 

@@ -26,7 +26,8 @@ from whatifbench import api
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.core.requests import Capabilities, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.report.serve import make_server, start
 from whatifbench.report.sources import load_sources
 from whatifbench.runner.evaluate import RunOptions

@@ -1,5 +1,5 @@
-"""Fast start: the registry's manifest agrees with the decorators, and the CLI imports only what
-a command uses (checked on ``sys.modules`` of fresh processes)."""
+"""Fast start: the registry's generated index agrees with the decorators, and the CLI imports only
+what a command uses (checked on ``sys.modules`` of fresh processes)."""
 
 from __future__ import annotations
 
@@ -20,21 +20,17 @@ from whatifbench.metrics.stats import mcnemar_exact
 HEAVY = ("scipy", "networkx", "matplotlib", "torch", "transformers", "httpx", "tqdm",
          "sentence_transformers", "diffusers", "skimage", "sklearn")
 """Packages a command that does not need them must not import."""
-PLUGIN_MODULES = {row[2] for row in registry.MANIFEST}
+PLUGIN_MODULES = {listed.module for kind in registry.KINDS for listed in registry.listing(kind)}
 
 
-def test_the_manifest_names_exactly_what_the_decorators_register() -> None:
-    for package_name in registry.PLUGIN_PACKAGES:
-        package = importlib.import_module(package_name)
-        for info in pkgutil.walk_packages(package.__path__, prefix=f"{package_name}."):
-            importlib.import_module(info.name)
-    registered = {(entry.kind, entry.name, entry.obj.__module__, entry.summary)
-                  for table in registry._ENTRIES.values() for entry in table.values()
-                  if entry.obj.__module__.startswith("whatifbench.")}
-    assert registered == set(registry.MANIFEST)
-    assert len(registry.MANIFEST) == len(set(registry.MANIFEST))
-    kinds = [registry.KINDS.index(row[0]) for row in registry.MANIFEST]
-    assert kinds == sorted(kinds)
+def test_the_index_is_what_the_decorators_register() -> None:
+    """plugins.json is generated: regenerating it from the decorators gives the committed file
+    (run 'python -m whatifbench.core.registry' after adding or renaming a plugin)."""
+    rows = registry.build_index()
+    assert registry.index_text(rows) == registry.INDEX.read_text(encoding="utf-8"), (
+        "src/whatifbench/core/plugins.json is out of date: run "
+        "'python -m whatifbench.core.registry' and commit the file")
+    assert len({(r["kind"], r["name"]) for r in rows}) == len(rows)
 
 
 def test_lookup_imports_only_the_named_plugin_and_lists_the_choices() -> None:
@@ -86,8 +82,8 @@ def test_help_and_listings_import_no_plugin(args: list[str]) -> None:
 @pytest.mark.parametrize(("args", "module"), [
     (["generate", "cfmm-synthetic", "--help"], "whatifbench.suites.cfmm.generate"),
     (["import", "cello", "--help"], "whatifbench.suites.cello.importer"),
-    (["review", "--help"], "whatifbench.review.command"),
-    (["audit", "--help"], "whatifbench.analysis.audit.command")])
+    (["review", "--help"], "whatifbench.cli.review"),
+    (["audit", "--help"], "whatifbench.cli.audit")])
 def test_a_tool_s_help_imports_only_that_tool(args: list[str], module: str) -> None:
     code, modules = _cli_modules(args)
     assert code == 0
@@ -110,13 +106,13 @@ def test_a_fully_cached_default_run_makes_no_heavy_import(tmp_path: Path) -> Non
                                  prelude)
     assert code == 0
     assert _heavy(modules) == []
-    assert "whatifbench.suites.cvqa_synthetic.generate" not in modules
+    assert "whatifbench.suites.cvqa.synthetic.generate" not in modules
     assert run_outputs(tmp_path / "a") == run_outputs(tmp_path / "b")
 
 
 def test_the_default_suite_version_is_the_generator_s() -> None:
     from whatifbench import api
-    from whatifbench.suites.cvqa_synthetic.identity import VERSION
+    from whatifbench.suites.cvqa.synthetic.identity import VERSION
 
     assert registry.lookup("generator", api.DEFAULT_SUITE[0]).obj.version == VERSION
 

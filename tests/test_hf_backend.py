@@ -14,8 +14,8 @@ from util import run_outputs
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Turn
 from whatifbench.models.hf.backend import HFBackend
 from whatifbench.models.hf.inputs import build_prompt
 from whatifbench.models.hf.ranking import score_cached, score_separately

@@ -12,7 +12,7 @@ from photos import make_photo_dataset
 
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
-from whatifbench.models.base import Request
+from whatifbench.core.requests import Request
 from whatifbench.models.hf import ranking
 from whatifbench.models.hf.backend import HFBackend
 from whatifbench.models.hf.inputs import build_prompt

@@ -18,15 +18,16 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.report.labels import run_labels
 from whatifbench.runner.ablation import GREY, ImageAblation, ablate, shuffle_donors
 from whatifbench.runner.evaluate import RunOptions, evaluate, get_suite
 from whatifbench.runner.requests import ImageHasher, RequestBuilder, request_key
 from whatifbench.runner.store import RunStore
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
-from whatifbench.suites.cvqa_synthetic.options import window_ambiguous as options_ambiguous
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.options import window_ambiguous as options_ambiguous
 
 
 class Recorder(Backend):

@@ -17,7 +17,7 @@ from util import page_data
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
-from whatifbench.models.base import Request
+from whatifbench.core.requests import Request
 from whatifbench.models.hf.backend import HFBackend
 from whatifbench.models.openai_compat import client
 from whatifbench.models.openai_compat.backend import OpenAIBackend

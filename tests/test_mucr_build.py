@@ -19,7 +19,7 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.errors import WhatifError
 from whatifbench.models.imagegen.base import image_request, make_image_backend, picture_bytes
-from whatifbench.suites.mucr_build.prompts import parse_reply
+from whatifbench.suites.mucr.pipeline.prompts import parse_reply
 
 KEY = "sk-test-never-logged-4242"
 CAPTIONS = """cause,effect,group,category,style

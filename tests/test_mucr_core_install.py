@@ -14,7 +14,8 @@ import pytest
 
 from whatifbench.cli.main import main
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.core.requests import Request, Response
+from whatifbench.models.base import Backend
 
 
 @register("backend", "test:counting")

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 import pytest
 
 from whatifbench.core.item import Item
+from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Part, Request, Response, Turn
+from whatifbench.models.base import Backend
 from whatifbench.models.embedding import EmbeddingBackend
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.judge import JudgeRuntime

@@ -23,7 +23,7 @@ from whatifbench.scenes.bodies import GAP, Body, World, to_scene, world_distance
 from whatifbench.scenes.mechanics import PUDDLE_HEIGHT, consequence
 from whatifbench.scenes.narrate import explain
 from whatifbench.scenes.render import render_png
-from whatifbench.suites.mucr_synthetic.generate import MucrSyntheticGenerator
+from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator
 
 GROUND = Body("ground", "ground", "gray", 0, 200, 319, 239)
 FLOOR = 200 - GAP - 1

@@ -17,7 +17,7 @@ from whatifbench.models.hf.backend import HFBackend
 from whatifbench.models.hf.inputs import build_prompt
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.requests import RequestBuilder
-from whatifbench.suites.mucr_synthetic.generate import MucrSyntheticGenerator
+from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator
 
 
 @pytest.fixture(scope="module")

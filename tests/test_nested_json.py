@@ -98,7 +98,7 @@ def test_import_hf_with_a_nested_meta_column(tmp_path: Path,
 
 
 def test_a_server_reply_nested_too_deep_is_an_item_error(fake_openai: Any) -> None:
-    from whatifbench.models.base import Part, Request, Turn
+    from whatifbench.core.requests import Part, Request, Turn
     from whatifbench.models.openai_compat.backend import OpenAIBackend
 
     server = fake_openai({"schedule": {"1": "nested"}})

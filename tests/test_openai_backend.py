@@ -16,7 +16,7 @@ from photos import make_photo_dataset
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
-from whatifbench.models.base import Request
+from whatifbench.core.requests import Request
 from whatifbench.models.openai_compat.backend import OpenAIBackend
 from whatifbench.models.openai_compat.payloads import chat_messages
 from whatifbench.runner.evaluate import get_suite

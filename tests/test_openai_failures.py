@@ -21,8 +21,8 @@ from whatifbench import secrets
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Request
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Request
 from whatifbench.models.openai_compat.backend import OpenAIBackend
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.requests import RequestBuilder

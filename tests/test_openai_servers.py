@@ -14,8 +14,8 @@ import pytest
 from util import make_choice_dataset, run_outputs
 
 from whatifbench.cli.main import main
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Turn
 from whatifbench.models.openai_compat.backend import OpenAIBackend
 from whatifbench.models.openai_compat.options import OpenAIOptions
 from whatifbench.runner.backends import parse_model_args

@@ -12,8 +12,8 @@ import httpx
 import pytest
 from fake_openai_model import render, token_logprobs
 
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Turn
 from whatifbench.models.openai_compat.backend import OpenAIBackend
 from whatifbench.models.openai_compat.client import retry_after
 from whatifbench.models.openai_compat.options import OpenAIOptions, Redactor, sanitize_url

@@ -16,14 +16,14 @@ from cvqa_real_helpers import sample_csv, sample_images
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.registry import lookup
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Turn
 from whatifbench.models.hf.backend import HFBackend
 from whatifbench.models.program.tools.base import ItemContext, ToolProblem
 from whatifbench.models.program.tools.calls import ModelCalls
 from whatifbench.models.program.tools.detector import DetectorPerception
 from whatifbench.models.program.tools.oracle import OraclePerception
-from whatifbench.suites.cvqa_real.importer import import_release
+from whatifbench.suites.cvqa.real.importer import import_release
 
 pytestmark = pytest.mark.timeout(600)
 

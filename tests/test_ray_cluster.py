@@ -25,10 +25,11 @@ from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.protocol import Protocol
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
-from whatifbench.runner.executor import ExecutorConfig, open_executor
-from whatifbench.runner.ray_executor import RayBackend
+from whatifbench.runner.executors.config import ExecutorConfig
+from whatifbench.runner.executors.local import open_executor
+from whatifbench.runner.executors.ray.executor import RayBackend
 from whatifbench.runner.store import RunStore
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")

@@ -21,16 +21,17 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Turn
 from whatifbench.models.family import ModelHint, model_hint
-from whatifbench.runner import ray_pool
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
-from whatifbench.runner.executor import ExecutorConfig, open_executor
-from whatifbench.runner.ray_executor import RayBackend
+from whatifbench.runner.executors.config import ExecutorConfig
+from whatifbench.runner.executors.local import open_executor
+from whatifbench.runner.executors.ray import pool as ray_pool
+from whatifbench.runner.executors.ray.executor import RayBackend
 from whatifbench.runner.store import RunStore
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 
 ray = pytest.importorskip("ray")
 QUIET = RunOptions(progress=False)

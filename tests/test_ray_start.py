@@ -43,7 +43,7 @@ def test_a_local_ray_is_started_for_the_command_and_stopped(tmp_path: Path) -> N
 
 LISTENERS = """
 import json, psutil
-from whatifbench.runner.ray_session import connect, disconnect
+from whatifbench.runner.executors.ray.session import connect, disconnect
 session = connect(ADDRESS)
 import ray
 ray.get(ray.remote(lambda: 1).remote())  # a worker process is up too
@@ -75,7 +75,7 @@ def test_no_cluster_found_starts_the_same_loopback_ray(monkeypatch: pytest.Monke
     way ``--ray-address local`` does (Ray's single-machine mode while ``ray.init`` runs)."""
     import types
 
-    from whatifbench.runner import ray_session
+    from whatifbench.runner.executors.ray import session as ray_session
 
     constants = types.SimpleNamespace(ENABLE_RAY_CLUSTER=True)
     calls: list[tuple[str | None, bool]] = []

@@ -179,7 +179,7 @@ def test_cello_overall_and_task_columns_take_their_slices(tmp_path: Path) -> Non
     chance = _row(rung, CHANCE)[1]
     assert _value(chance) == pytest.approx(100 * chance_accuracy(items), abs=0.01)
     blind = _row(by_task, BLIND)
-    from whatifbench.causal.tasks import TASKS
+    from whatifbench.suites.cello.causal.tasks import TASKS
 
     for k, task in enumerate(TASKS):
         present = [i for i in items if i.meta.get("task_type") == task]

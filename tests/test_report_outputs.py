@@ -239,7 +239,7 @@ class _Terminal(io.StringIO):
 def test_generating_the_default_suite_shows_progress(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from whatifbench import api
-    from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+    from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 
     screen = _Terminal()
     monkeypatch.setattr(sys, "stderr", screen)

@@ -23,7 +23,7 @@ from whatifbench.runner.backends import make_backend, parse_model_args
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.requests import RequestBuilder, choose_demos, limit_groups, select_items
 from whatifbench.runner.store import RunStore
-from whatifbench.suites.cvqa_synthetic.suite import CvqaSyntheticSuite
+from whatifbench.suites.cvqa.synthetic.suite import CvqaSyntheticSuite
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -232,7 +232,7 @@ def test_single_image_backend_gets_the_right_hint(tmp_path: Path) -> None:
 
     from whatifbench.core.dataset import DatasetWriter
     from whatifbench.core.item import Item
-    from whatifbench.models.base import Capabilities
+    from whatifbench.core.requests import Capabilities
     from whatifbench.models.builtin.reference import ConstantBackend
 
     class OneImage(ConstantBackend):
@@ -261,7 +261,7 @@ def test_single_image_backend_gets_the_right_hint(tmp_path: Path) -> None:
 
 def test_samples_keep_the_scores_that_decided(tmp_path: Path) -> None:
     from whatifbench.core.item import Item
-    from whatifbench.models.base import Part, Request, Response, Turn
+    from whatifbench.core.requests import Part, Request, Response, Turn
     from whatifbench.runner.evaluate import score_item
 
     item = Item("i", (), "q", "choice", "long", ("short", "long"))

@@ -13,7 +13,7 @@ from scene_builders import DOTS_PER_CIRCLE, dot_scene, flower_scene
 
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
-from whatifbench.models.base import Part, Request, Turn
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.models.builtin.reader.perceive import TOLERANCE, perceive, tint_table, trace
 from whatifbench.models.builtin.reader.questions import ParseError, parse
 from whatifbench.runner.backends import make_backend
@@ -22,7 +22,7 @@ from whatifbench.runner.store import RunStore
 from whatifbench.scenes import Count, Where
 from whatifbench.scenes.palette import RELEASE_COLORS
 from whatifbench.scenes.render import render_png
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 
 CASES = json.loads((Path(__file__).parent / "cases" / "cvqa_synthetic_questions.json")
                    .read_text())

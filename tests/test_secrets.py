@@ -13,7 +13,7 @@ from photos import make_photo_dataset
 
 from whatifbench import secrets
 from whatifbench.cli.main import main
-from whatifbench.models.base import Response
+from whatifbench.core.requests import Response
 from whatifbench.runner.store import RunStore
 
 KEY = "sk-echo-7c1e5b9a3d2f"

@@ -34,8 +34,8 @@ from whatifbench.runner.evaluate import RunOptions
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cfmm.layout import COLORS
-from whatifbench.suites.cvqa_synthetic.generate import CvqaSyntheticGenerator
-from whatifbench.suites.cvqa_synthetic.templates import RANGES
+from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.templates import RANGES
 
 CVQA = 30
 """Images per template (template slices of 60 items)."""

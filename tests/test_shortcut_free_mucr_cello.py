@@ -20,18 +20,19 @@ from cello_fixtures import write_input
 from cello_world import write_world
 
 from whatifbench.analysis.audit.audit import audit_dataset, flagged_slices
-from whatifbench.causal.entities import Entity, same_thing
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Response
+from whatifbench.core.requests import Response
+from whatifbench.models.base import Backend
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.scenes.bodies import World
 from whatifbench.scenes.mechanics import consequence
 from whatifbench.scenes.narrate import NOUNS, phrase
 from whatifbench.suites.cello.build import build_cello
-from whatifbench.suites.mucr_synthetic.generate import MucrSyntheticGenerator
+from whatifbench.suites.cello.causal.entities import Entity, same_thing
+from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator
 
 WORLD_SCENES = 1000
 """Scene graphs of the CELLO test world: enough for 60 questions of every task."""
@@ -211,9 +212,9 @@ def test_cello_shortcut_free_passes_the_audit(cello: dict[str, Path]) -> None:
 
 
 def test_cello_distractors_fail_the_rule_in_each_image(cello: dict[str, Path]) -> None:
-    from whatifbench.causal.graph import build_causal_graph
-    from whatifbench.causal.scene_graph import load_scene_graphs
-    from whatifbench.causal.tasks import TASKS, MultipleChoiceTask
+    from whatifbench.suites.cello.causal.graph import build_causal_graph
+    from whatifbench.suites.cello.causal.scene_graph import load_scene_graphs
+    from whatifbench.suites.cello.causal.tasks import TASKS, MultipleChoiceTask
 
     scenes = {s.image_id: s for s in load_scene_graphs(cello["input"])}
     for item in load_dataset(cello["shortcut-free"]).items[::7]:

@@ -18,7 +18,8 @@ from util import make_choice_dataset
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.core.requests import Capabilities, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.report.reference import CHANCE
 from whatifbench.runner.ablation import GREY
 from whatifbench.runner.evaluate import RunOptions, evaluate

@@ -19,12 +19,13 @@ from whatifbench.models.base import Backend
 from whatifbench.report.render import tables_for, write_outputs
 from whatifbench.runner.backends import backend_args, check_shared_args
 from whatifbench.runner.evaluate import RunOptions, evaluate
-from whatifbench.runner.executor import Executor, ExecutorConfig, LocalExecutor, open_executor
+from whatifbench.runner.executors.config import Executor, ExecutorConfig
+from whatifbench.runner.executors.local import LocalExecutor, open_executor
 from whatifbench.runner.naming import named_models
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore, whatif_home
-from whatifbench.suites.cvqa_synthetic.identity import GENERATOR
-from whatifbench.suites.cvqa_synthetic.identity import VERSION as GENERATOR_VERSION
+from whatifbench.suites.cvqa.synthetic.identity import GENERATOR
+from whatifbench.suites.cvqa.synthetic.identity import VERSION as GENERATOR_VERSION
 
 __all__ = [
     "DEFAULT_MODELS",

@@ -105,7 +105,7 @@ def add_run(sub: Any) -> None:
     p.add_argument("--store", metavar="FILE", help="run store (default $WHATIF_HOME/store.sqlite)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     _full_replies_argument(p)
-    from whatifbench.runner.executor import add_executor_arguments
+    from whatifbench.cli.options import add_executor_arguments
 
     add_executor_arguments(p, "run")
     p.set_defaults(func=run_command)
@@ -132,12 +132,12 @@ def _subset(value: str) -> float | str:
 def run_command(args: argparse.Namespace) -> int:
     """Evaluate, print the tables, write results and reports."""
     from whatifbench import api
+    from whatifbench.cli.options import executor_config, model_args_from
     from whatifbench.core.dataset import load_dataset
     from whatifbench.core.outputs import check_output
     from whatifbench.report.labels import model_name
-    from whatifbench.runner.backends import model_args_from, parse_model_args
+    from whatifbench.runner.backends import parse_model_args
     from whatifbench.runner.evaluate import RunOptions
-    from whatifbench.runner.executor import executor_config
     from whatifbench.runner.results import default_run_folder
     from whatifbench.runner.store import RunStore
 
@@ -345,9 +345,9 @@ def add_stats(sub: Any) -> None:
 
 def stats_command(args: argparse.Namespace) -> int:
     """Print the suite's statistics tables (or a scene-graph input's predicate coverage)."""
-    from whatifbench.causal.coverage import scene_graph_stats
     from whatifbench.core.dataset import load_dataset
     from whatifbench.runner.evaluate import get_suite
+    from whatifbench.suites.cello.causal.coverage import scene_graph_stats
 
     source = args.scene_graphs or (args.dataset if args.dataset and Path(args.dataset).is_file()
                                    else None)

@@ -5,8 +5,6 @@ answer away). Generators take ``design=...``, record it on the card
 
 from __future__ import annotations
 
-import argparse
-
 from whatifbench.errors import WhatifError
 
 PAPER = "paper"
@@ -20,12 +18,3 @@ def check_design(design: str) -> str:
     if design not in DESIGNS:
         raise WhatifError(f"Unknown design {design!r}; use --design {' or '.join(DESIGNS)}.")
     return design
-
-
-def add_design_argument(parser: argparse.ArgumentParser, default: str, doc: str) -> None:
-    """``--design paper|shortcut-free`` with ``default``; ``doc`` says what shortcut-free
-    changes for this generator."""
-    parser.add_argument(
-        "--design", choices=DESIGNS, default=default,
-        help=f"paper: the release's distribution (its text-only shortcuts included); "
-             f"shortcut-free: {doc} (default {default})")

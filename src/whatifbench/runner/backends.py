@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import ast
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,12 +34,12 @@ def parse_model_args(pairs: Sequence[str]) -> dict[str, Any]:
             value = raw == "true"
         key = key.strip()
         if key in REPEATABLE and key in args:
-            value = _merged(args[key], value)
+            value = merge_values(args[key], value)
         args[key] = value
     return args
 
 
-def _merged(old: Any, new: Any) -> list[Any]:
+def merge_values(old: Any, new: Any) -> list[Any]:
     """Values of a repeatable argument, in order, each once."""
     out: list[Any] = []
     for value in (*_listed(old), *_listed(new)):
@@ -101,35 +100,3 @@ def check_shared_args(args: Mapping[str, Any], specs: Sequence[str]) -> None:
             f"No model of this run takes the argument(s) {', '.join(unknown)} ({which}); check "
             "the -M names (see docs/backends.md)."
         )
-
-
-def add_model_arguments(parser: argparse.ArgumentParser, *, required: bool, help: str,
-                        option: str = "model", short: str = "-M",
-                        base_url: str = "--base-url") -> None:
-    """``--model SPEC``, ``-M KEY=VALUE`` (repeatable) and ``--base-url URL`` for a tool that
-    calls one model (construction pipelines); a tool that calls several gives each its own
-    ``option`` name, short flag and base-URL flag (e.g. ``--llm``, ``-L``, ``--llm-base-url``)."""
-    dest = option.replace("-", "_")
-    parser.add_argument(f"--{option}", required=required, metavar="SPEC", help=help)
-    parser.add_argument(short, dest=f"{dest}_args", action="append", default=[],
-                        metavar="KEY=VALUE",
-                        help=f"argument of the --{option} backend (repeatable)")
-    parser.add_argument(base_url, dest=_base_url_dest(dest), metavar="URL", action="append",
-                        help=f"OpenAI-compatible server URL of --{option} (sets "
-                             f"{short} base_url=...; repeat it to spread calls over several "
-                             "servers)")
-
-
-def _base_url_dest(dest: str) -> str:
-    return "base_url" if dest == "model" else f"{dest}_base_url"
-
-
-def model_args_from(args: argparse.Namespace, option: str = "model") -> dict[str, Any]:
-    """The backend arguments of ``--<option>`` given by its short flag and base-URL flag."""
-    dest = option.replace("-", "_")
-    model_args = parse_model_args(getattr(args, f"{dest}_args", []) or [])
-    urls = getattr(args, _base_url_dest(dest), None)
-    if urls:
-        merged = _merged(model_args.get("base_url", []), urls)
-        model_args["base_url"] = merged[0] if len(merged) == 1 else merged
-    return model_args

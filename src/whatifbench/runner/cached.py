@@ -13,7 +13,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.core.requests import Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.runner.requests import ImageHasher, request_key
 from whatifbench.runner.store import RunStore
 

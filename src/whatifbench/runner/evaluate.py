@@ -13,15 +13,16 @@ from typing import Any
 
 from whatifbench import __version__, secrets
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.decoding import applies_decoding
 from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import BACKEND_DECODING, Protocol
 from whatifbench.core.registry import lookup
+from whatifbench.core.requests import Request, Response
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.program import program_metrics
-from whatifbench.models.base import Backend, Request, Response
-from whatifbench.models.decoding import applies_decoding
+from whatifbench.models.base import Backend
 from whatifbench.runner.ablation import ImageAblation, ablate
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.judge import JudgeRuntime

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from whatifbench.core.requests import Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.runner.backends import make_backend
 
 Fetch = Callable[[Backend, str, Sequence[Request]], list[Response]]

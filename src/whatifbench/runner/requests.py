@@ -11,13 +11,14 @@ from pathlib import Path
 
 from whatifbench.core.composite import compose
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.decoding import request_seed
 from whatifbench.core.fsutil import ensure_dir, sha256_file, write_bytes_atomic
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import CCOT_DESCRIBE, Protocol
+from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Part, Request, Turn
-from whatifbench.models.decoding import request_seed
+from whatifbench.models.base import Backend
 from whatifbench.runner.store import whatif_home
 
 

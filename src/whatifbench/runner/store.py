@@ -23,7 +23,7 @@ from pathlib import Path
 
 from whatifbench import secrets
 from whatifbench.core.fsutil import ensure_dir
-from whatifbench.models.base import Response
+from whatifbench.core.requests import Response
 from whatifbench.runner.store_errors import store_error
 
 SCHEMA_VERSION = 1

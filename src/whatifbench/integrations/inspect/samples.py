@@ -20,8 +20,8 @@ from inspect_ai.model import (
 
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Turn
 from whatifbench.runner.evaluate import get_suite, resolve_protocol
 from whatifbench.runner.requests import RequestBuilder, choose_demos
 

@@ -22,8 +22,9 @@ from inspect_ai.solver import TaskState
 
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.core.suite import Sample
-from whatifbench.models.base import Backend, Part, Request, Response, Turn
+from whatifbench.models.base import Backend
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.evaluate import get_suite, score_item
 from whatifbench.runner.judge import JudgeRuntime

@@ -11,8 +11,9 @@ from typing import Any
 from whatifbench import __version__
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.item import Item
+from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.models.base import Backend
 
 
 def seeded_unit(seed: object, key: str) -> float:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request
+from whatifbench.core.requests import Request
 from whatifbench.models.builtin.program import ProgramBackend, seeded_unit
 
 

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request, scene_generators_reason
+from whatifbench.core.requests import Request
+from whatifbench.models.base import scene_generators_reason
 from whatifbench.models.builtin.program import ProgramBackend
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import Any
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request
+from whatifbench.core.requests import Request
 from whatifbench.models.builtin.program import ProgramBackend, seeded_unit
 
 NUMBER_WORDS = {w: str(i) for i, w in enumerate((

@@ -8,7 +8,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from whatifbench.core.registry import register
-from whatifbench.models.base import Backend, Capabilities, Request, Response
+from whatifbench.core.requests import Capabilities, Request, Response
+from whatifbench.models.base import Backend
 from whatifbench.models.hf.fingerprint import folder_fingerprint
 from whatifbench.models.hf.loading import (
     SINGLE_IMAGE_TYPES,

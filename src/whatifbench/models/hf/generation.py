@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from whatifbench.models.base import Response
-from whatifbench.models.decoding import Decoding
+from whatifbench.core.decoding import Decoding
+from whatifbench.core.requests import Response
 from whatifbench.models.hf.inputs import Prompt, encode
 from whatifbench.models.hf.loading import Loaded
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from PIL import Image
 
+from whatifbench.core.requests import Request
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Request
 from whatifbench.models.hf.loading import PLAIN_PROMPT_TYPES, Loaded
 
 TOKEN_KEYS = ("input_ids", "attention_mask", "token_type_ids", "mm_token_type_ids")

@@ -18,8 +18,8 @@ import inspect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from whatifbench.core.requests import Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Request, Response
 from whatifbench.models.hf.inputs import (
     Prompt,
     append_tokens,

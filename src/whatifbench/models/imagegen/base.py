@@ -19,7 +19,8 @@ from typing import Any
 from PIL import Image
 
 from whatifbench.core.registry import lookup
-from whatifbench.models.base import Backend, Capabilities, Part, Request, Response, Turn
+from whatifbench.core.requests import Capabilities, Part, Request, Response, Turn
+from whatifbench.models.base import Backend
 
 
 class ImageBackend(Backend):

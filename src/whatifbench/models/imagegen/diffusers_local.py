@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.registry import register
+from whatifbench.core.requests import Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Request, Response
 from whatifbench.models.imagegen.base import ImageBackend, picture_response
 from whatifbench.models.shared_args import reject_unknown
 

@@ -16,7 +16,8 @@ from typing import Any
 import httpx
 
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request, Response, is_secret
+from whatifbench.core.requests import Request, Response
+from whatifbench.models.base import is_secret
 from whatifbench.models.imagegen.base import ImageBackend, picture_response
 from whatifbench.models.openai_compat.aio import as_completed
 from whatifbench.models.openai_compat.client import (

@@ -7,8 +7,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from whatifbench.core.registry import register
+from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Capabilities, Request, Response, is_secret
+from whatifbench.models.base import Backend, is_secret
 from whatifbench.models.openai_compat.aio import as_completed
 from whatifbench.models.openai_compat.client import CallFailed, RetryingClient
 from whatifbench.models.openai_compat.options import (

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from whatifbench.models.base import Request, Turn
+from whatifbench.core.requests import Request, Turn
 from whatifbench.models.openai_compat.options import OpenAIOptions
 
 

@@ -22,15 +22,9 @@ from whatifbench import __version__
 from whatifbench.answers.letters import extract_choice, letter_for
 from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
+from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import (
-    Backend,
-    Capabilities,
-    Request,
-    Response,
-    public_args,
-    scene_generators_reason,
-)
+from whatifbench.models.base import Backend, public_args, scene_generators_reason
 from whatifbench.models.program.codegen import Program
 from whatifbench.models.program.sandbox import Outcome, SandboxCrashed
 from whatifbench.models.program.tools.answerers import Depth, DepthModel, Llm, Vqa

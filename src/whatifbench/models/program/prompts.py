@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from whatifbench.core.item import Item
-from whatifbench.models.base import Part, Request, Turn
+from whatifbench.core.requests import Part, Request, Turn
 
 VIPER_PROMPT_VERSION = "viper-1"
 VISPROG_PROMPT_VERSION = "visprog-1"

@@ -16,8 +16,9 @@ from typing import Any
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
+from whatifbench.core.requests import Request
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Request
+from whatifbench.models.base import Backend
 from whatifbench.models.program.backend import TOOL_ARGS, CodeBackend
 from whatifbench.models.program.codegen import ENTRY, Program, python_program
 from whatifbench.models.program.prompts import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
-from whatifbench.models.base import Request
+from whatifbench.core.requests import Request
 from whatifbench.models.program.backend import CodeBackend
 from whatifbench.models.program.codegen import Program, step_program
 from whatifbench.models.program.prompts import (

@@ -15,23 +15,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from whatifbench.causal.assemble import Question
-from whatifbench.causal.graph import node_attributes
-from whatifbench.causal.pipeline import run_pipeline
-from whatifbench.causal.rewrite import rewrite_questions
-from whatifbench.causal.scene_graph import image_size, load_image_sizes, load_scene_graphs
-from whatifbench.causal.tasks import RUNG_OF, TASKS
+from whatifbench.cli.options import add_design_argument, add_model_arguments, model_args_from
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
-from whatifbench.core.design import PAPER, SHORTCUT_FREE, add_design_argument, check_design
+from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import CONTRAST_ROLE, Item
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
-from whatifbench.runner.backends import add_model_arguments, make_backend, model_args_from
+from whatifbench.runner.backends import make_backend
 from whatifbench.runner.store import RunStore
+from whatifbench.suites.cello.causal.assemble import Question
+from whatifbench.suites.cello.causal.graph import node_attributes
+from whatifbench.suites.cello.causal.pipeline import run_pipeline
+from whatifbench.suites.cello.causal.rewrite import rewrite_questions
+from whatifbench.suites.cello.causal.scene_graph import (
+    image_size,
+    load_image_sizes,
+    load_scene_graphs,
+)
+from whatifbench.suites.cello.causal.tasks import RUNG_OF, TASKS
 from whatifbench.suites.cello.counts import cello_counts
 from whatifbench.suites.cello.images import available_ids, check_folder, copy_images, find_image
 

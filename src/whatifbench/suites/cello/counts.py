@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from whatifbench.causal.tasks import RUNGS, TASKS
-from whatifbench.causal.templates import GRAPH_TYPES
 from whatifbench.core.item import Item
+from whatifbench.suites.cello.causal.tasks import RUNGS, TASKS
+from whatifbench.suites.cello.causal.templates import GRAPH_TYPES
 
 
 def _ordered(counter: Counter[str], order: Iterable[str]) -> dict[str, int]:

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from whatifbench.answers.extraction import RELEASE_CRASH as CRASH
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import letter_for
+from whatifbench.core.requests import Part, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Turn
 from whatifbench.models.family import ModelHint
 
 PHRASE = "The best answer is: ("

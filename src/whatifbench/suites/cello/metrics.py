@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from whatifbench.causal.tasks import RUNGS, TASKS
-from whatifbench.causal.templates import GRAPH_TYPES
 from whatifbench.core.item import CONTRAST_ROLE, Item
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.stats import percent, wilson_ci
+from whatifbench.suites.cello.causal.tasks import RUNGS, TASKS
+from whatifbench.suites.cello.causal.templates import GRAPH_TYPES
 from whatifbench.suites.cello.records import KINDS
 
 FORMATS = ("binary", "multiple_choice")

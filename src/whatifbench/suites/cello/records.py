@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from whatifbench.causal.tasks import RUNG_OF, TASKS
-from whatifbench.causal.templates import GRAPH_TYPES
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
+from whatifbench.suites.cello.causal.tasks import RUNG_OF, TASKS
+from whatifbench.suites.cello.causal.templates import GRAPH_TYPES
 
 RELEASE_KEYS = ("img_id", "question", "graph_type", "task_type", "graph", "objs", "options",
                 "answer_index", "data_id")

@@ -14,9 +14,10 @@ from whatifbench.core.dataset import Dataset
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol, paper_family
 from whatifbench.core.registry import register
+from whatifbench.core.requests import Part, Turn
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Part, Turn
+from whatifbench.models.base import Backend
 from whatifbench.models.family import model_hint
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult

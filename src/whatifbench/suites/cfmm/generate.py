@@ -12,21 +12,22 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
-from whatifbench.core.design import SHORTCUT_FREE, add_design_argument, check_design
+from whatifbench.core.design import SHORTCUT_FREE, check_design
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
-from whatifbench.runner.executor import JobMap, add_executor_arguments, generator_jobs
+from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.options import deal
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cfmm.design import deal_answers
 from whatifbench.suites.cfmm.layout import CANVAS
 from whatifbench.suites.cfmm.pairs import complete_pairs, pair_facts
 from whatifbench.suites.cfmm.synth import CATEGORIES, GENERATOR, TEMPLATES, VERSION, Job, build
-from whatifbench.suites.cvqa_synthetic.generate import default_workers
+from whatifbench.suites.cvqa.synthetic.generate import default_workers
 
 DEFAULT_CHANGED = 80.0
 """Default share (percent) of pairs whose counterfactual answer differs from the basic one."""

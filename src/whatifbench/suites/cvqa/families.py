@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from whatifbench.models.decoding import Decoding
+from whatifbench.core.decoding import Decoding
 from whatifbench.suites.cvqa.templates import IMAGE, Template
 
 SHORT = "{q} Answer the question using a single word or phrase."

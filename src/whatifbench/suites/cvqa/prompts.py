@@ -17,12 +17,13 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
+from whatifbench.core.decoding import Decoding
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol, paper_family
+from whatifbench.core.requests import Part, Turn
 from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Part, Turn
-from whatifbench.models.decoding import Decoding
+from whatifbench.models.base import Backend
 from whatifbench.models.family import ModelHint, model_hint
 from whatifbench.suites.cvqa.families import DEFAULT_FAMILY, FAMILIES, MODEL_TYPES, Family
 from whatifbench.suites.cvqa.templates import IMAGE, Template, llava_conv, template

@@ -27,9 +27,9 @@ from typing import Any
 
 from whatifbench.answers.think import strip_think
 from whatifbench.core.item import Item
+from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Part, Request, Response, Turn
 from whatifbench.models.embedding import INSTALL
 from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.suites.mucr.explanations import PARTS, Explanations, split_explanations

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Part, Request, Response, Turn
+from whatifbench.models.base import Backend
 from whatifbench.models.hf.fingerprint import folder_fingerprint
 from whatifbench.models.hf.loading import require_hf
 from whatifbench.models.program.tools.base import ItemContext, ToolOutage, View, as_path

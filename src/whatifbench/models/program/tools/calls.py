@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whatifbench.models.base import Backend, Request, Response
+from whatifbench.core.requests import Request, Response
+from whatifbench.models.base import Backend
 
 
 class ModelCalls:

@@ -16,8 +16,9 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.errors import WhatifError
-from whatifbench.models.base import Backend, Part, Request, Response, Turn
+from whatifbench.models.base import Backend
 from whatifbench.models.hf.fingerprint import folder_fingerprint
 from whatifbench.models.hf.loading import require_hf
 from whatifbench.models.program.tools.base import (

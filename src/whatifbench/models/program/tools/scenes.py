@@ -94,7 +94,7 @@ class SceneMissing(Exception):
 
 @functools.lru_cache(maxsize=4096)
 def _cvqa(template: int, image_seed: int, dealt: int | None) -> tuple[Scene, tuple[int, int]]:
-    from whatifbench.suites.cvqa_synthetic.pair import sample, sample_planned
+    from whatifbench.suites.cvqa.synthetic.pair import sample, sample_planned
 
     rng = random.Random(image_seed)
     s = sample(template, rng) if dealt is None else sample_planned(template, rng, dealt)
@@ -190,7 +190,7 @@ class SceneBook:
 
 def _check_version(item: Item, generator: str) -> None:
     from whatifbench.suites.cfmm.synth import VERSION as CFMM_VERSION
-    from whatifbench.suites.cvqa_synthetic.pair import VERSION as CVQA_VERSION
+    from whatifbench.suites.cvqa.synthetic.pair import VERSION as CVQA_VERSION
 
     version = {"cvqa-synthetic": CVQA_VERSION, "cfmm-synthetic": CFMM_VERSION}[generator]
     found = item.provenance.get("version")

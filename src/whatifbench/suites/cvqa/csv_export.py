@@ -1,0 +1,43 @@
+"""``whatif export DATASET --format cvqa-csv``: the C-VQA release table for either suite.
+
+Both releases share one CSV layout (``img_path,query,answer,new query,new answer,type``);
+C-VQA-Synthetic answers are option letters, C-VQA-Real answers digits or yes/no. The dataset's
+suite picks the writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from whatifbench.core.dataset import load_dataset
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.suites.cvqa.real.exporter import export_release as export_real
+from whatifbench.suites.cvqa.synthetic.io_export import export_release as export_synthetic
+
+WRITERS: dict[str, Callable[..., Path]] = {"cvqa-real": export_real,
+                                           "cvqa-synthetic": export_synthetic}
+
+
+@register("exporter", "cvqa-csv")
+class CvqaCsvExporter:
+    """C-VQA release format: questions.csv (one row per pair) + images/ (Real or Synthetic)."""
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """No options beyond the export command's DATASET, --out and --overwrite."""
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> int:
+        """Export with the writer of the dataset's suite."""
+        dataset = load_dataset(args.dataset)
+        writer = WRITERS.get(dataset.suite)
+        if writer is None:
+            raise WhatifError(
+                f"The dataset {dataset.root} belongs to the suite {dataset.suite!r}; the "
+                f"cvqa-csv format holds {' and '.join(sorted(WRITERS))} datasets."
+            )
+        writer(dataset, args.out, overwrite=args.overwrite)
+        return 0

@@ -1,0 +1,255 @@
+"""The C-VQA-Synthetic generator: six templates × N images, two questions per image."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import hashlib
+import multiprocessing
+import os
+import random
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
+from whatifbench.core.card import Card
+from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
+from whatifbench.core.item import Item
+from whatifbench.core.registry import register
+from whatifbench.errors import WhatifError
+from whatifbench.runner.executors.config import JobMap
+from whatifbench.scenes.options import deal_by
+from whatifbench.scenes.render import reuse_image_memory
+from whatifbench.suites.cvqa.synthetic.flowers import CANVAS
+from whatifbench.suites.cvqa.synthetic.options import LETTERS, balanced_letters
+from whatifbench.suites.cvqa.synthetic.pair import GENERATOR, VERSION, Built, Job, build_all
+from whatifbench.suites.cvqa.synthetic.planned import N_MAX
+from whatifbench.suites.cvqa.synthetic.templates import TEMPLATES
+
+ROLES = ("original", "counterfactual")
+BATCH = 16
+"""Most images per batch handed to a worker (see ``run_jobs``)."""
+RAY_SPLIT = 8
+"""Workers assumed when cutting batches for Ray tasks (the output never depends on it)."""
+
+
+def plan(per_template: int, seed: int, intervened: bool = False,
+         balanced_values: bool = False, design: str = PAPER) -> list[Job]:
+    """Every image to make, numbered as the release (template k after templates 1 … k−1).
+
+    The correct letters are dealt here, balanced per template and role, so that they do not
+    depend on how the work is split between processes. The shortcut-free design also deals
+    the right candidate's rank among the original options, balanced per template and letter
+    (the smallest option at A is right as often as at B ...); where the premise names N, the
+    counterfactual options stand in the order of the original ones (each is its original
+    minus N), so the counterfactual letter is the original one.
+    """
+    jobs = []
+    for template in TEMPLATES:
+        letters = [balanced_letters(per_template, random.Random(_seed(seed, template, role)))
+                   for role in ROLES]
+        ranks = [0] * per_template
+        if design == SHORTCUT_FREE:
+            letters[1] = list(letters[0]) if template in N_MAX else letters[1]
+            ranks = deal_by(random.Random(_seed(seed, template, "rank")), range(len(LETTERS)),
+                            letters[0])
+        for index in range(per_template):
+            number = (template - 1) * per_template + index + 1
+            jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
+                            intervened, balanced_values, design, ranks[index]))
+    return jobs
+
+
+def _seed(seed: int, template: int, role: str) -> int:
+    key = f"{GENERATOR}:letters:{seed}:{template}:{role}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
+
+
+def default_workers() -> int:
+    """Processes to use: the CPUs this process may run on (at most 8)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(8, cpus))
+
+
+def run_jobs(jobs: Sequence[Job], workers: int, executor: JobMap | None = None
+             ) -> Iterator[Built]:
+    """Build every job (in parallel when ``workers`` > 1, or in Ray tasks with ``executor``),
+    yielding results in job order.
+
+    Jobs go out in batches (``build_all`` makes a batch phase by phase, on warm caches).
+    Workers only compute; the caller writes the files (one writer: file systems often handle
+    one process creating files much better than several at once).
+    """
+    if executor is not None:
+        for built in executor.map(build_all, split(jobs, RAY_SPLIT), setup=reuse_image_memory):
+            yield from built
+        return
+    reuse_image_memory()  # inherited by the worker processes
+    batches = split(jobs, workers)
+    if workers <= 1 or len(batches) < 2:
+        for batch in batches:
+            yield from build_all(batch)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # Workers leave what they inherit out of garbage collection: full collections would
+    # otherwise walk every imported module's objects again and again.
+    with context.Pool(workers, initializer=gc.freeze) as pool:
+        for built in pool.imap(build_all, batches):
+            yield from built
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while this process gathers thousands of items (they
+    hold no cycles, and full collections over them cost more than they free)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def split(jobs: Sequence[Job], workers: int) -> list[Sequence[Job]]:
+    """Batches of at most ``BATCH`` jobs, at least four per worker, and smaller ones at the end
+    (so that the workers finish together)."""
+    size = max(1, min(BATCH, len(jobs) // (4 * workers)))
+    small = max(1, size // 4)
+    cut = max(0, len(jobs) - 2 * workers * size) // size * size
+    return ([jobs[i:i + size] for i in range(0, cut, size)]
+            + [jobs[i:i + small] for i in range(cut, len(jobs), small)])
+
+
+class Tally:
+    """The card's balance figures, gathered item by item (while workers are still busy)."""
+
+    def __init__(self) -> None:
+        self.letters: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
+        self.ranks: dict[str, Counter[int]] = {role: Counter() for role in ROLES}
+        self.ranges: dict[str, dict[str, list[int]]] = {}
+        self.removed: dict[str, list[int]] = {}
+
+    def add(self, items: Iterable[Item]) -> None:
+        """Count more items."""
+        for item in items:
+            role, group = item.role or "", item.group or ""
+            self.letters[role][LETTERS[item.target_index]] += 1
+            value = int(item.target)
+            self.ranks[role][sorted(int(c) for c in item.choices).index(value)] += 1
+            low_high = self.ranges.setdefault(group, {}).setdefault(role, [value, value])
+            low_high[0], low_high[1] = min(low_high[0], value), max(low_high[1], value)
+            n = item.provenance.get("params", {}).get("n")
+            if n is not None and role == "counterfactual":
+                span = self.removed.setdefault(group, [n, n])
+                span[0], span[1] = min(span[0], n), max(span[1], n)
+
+    def summary(self) -> dict[str, Any]:
+        """See ``balance``."""
+        shares = {role: {letter: round(100 * counts[letter] / max(1, sum(counts.values())), 2)
+                         for letter in LETTERS} for role, counts in self.letters.items()}
+        rank_shares = {role: {str(r): round(100 * counts[r] / max(1, sum(counts.values())), 2)
+                              for r in range(4)} for role, counts in self.ranks.items()}
+        return {"letter_share_percent": shares, "value_rank_share_percent": rank_shares,
+                "answer_ranges": dict(sorted(self.ranges.items())),
+                "n_ranges": dict(sorted(self.removed.items()))}
+
+
+def balance(items: Iterable[Item]) -> dict[str, Any]:
+    """Letter shares and shares of the correct value's rank among the options (0: smallest)
+    per role (percent), answer ranges per template and role, N ranges."""
+    tally = Tally()
+    tally.add(items)
+    return tally.summary()
+
+
+@register("generator", "cvqa-synthetic")
+class CvqaSyntheticGenerator:
+    """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
+
+    version = VERSION
+
+    @staticmethod
+    def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
+                 overwrite: bool = False, workers: int | None = None,
+                 intervened: bool = False, balanced_values: bool = False,
+                 design: str = PAPER, executor: JobMap | None = None,
+                 progress: bool = False) -> Card:
+        """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
+
+        ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks; images come back
+        to this process, which writes them) change only the speed, never the output;
+        ``intervened`` also renders each counterfactual scene (``images/intervened/``);
+        ``balanced_values`` removes the release's value-rank shortcut (see ``make_options``);
+        ``design`` is ``paper`` (the release's distribution, its text-only shortcuts included)
+        or ``shortcut-free`` (options drawn first, then the answer, then the scene: see
+        ``planned``);
+        ``progress`` shows a bar of images drawn on stderr (on a terminal).
+        """
+        if per_template < 1:
+            raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
+        if workers is not None and workers < 1:
+            raise WhatifError(f"--workers must be at least 1, got {workers}.")
+        if check_design(design) == SHORTCUT_FREE and balanced_values:
+            raise WhatifError("--balanced-values changes only the paper design's distractors; "
+                              "--design shortcut-free already balances the options: drop one "
+                              "of the two.")
+        jobs = plan(per_template, seed, intervened, balanced_values, design)
+        with DatasetWriter(out, overwrite) as writer, _collector_paused():
+            tally = Tally()
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(jobs), desc="generating images", unit="image",
+                       disable=not progress or None, file=sys.stderr, leave=False)
+            for built in run_jobs(jobs, workers or default_workers(), executor):
+                for name, data in built.files:
+                    writer.add_image(name, data)
+                writer.add_items(built.items)
+                tally.add(built.items)
+                bar.update(1)
+            bar.close()
+            params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
+                      "intervened_images": intervened, "balanced_values": balanced_values,
+                      "design": design}
+            card = writer.finish(
+                name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
+                generator={"name": GENERATOR, "params": params}, seed=seed,
+                extra={"balance": tally.summary()})
+        return card
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """``--per-template``, ``--seed``, ``--workers``, ``--intervened-images``,
+        ``--balanced-values``, ``--design``."""
+        parser.add_argument("--per-template", type=int, default=500, metavar="N",
+                            help="images per template (default 500, as the release)")
+        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        parser.add_argument("--workers", type=int, metavar="N",
+                            help="processes (default: all CPUs; the output does not change)")
+        parser.add_argument("--intervened-images", action="store_true",
+                            help="also render each counterfactual scene (images/intervened/)")
+        parser.add_argument("--balanced-values", action="store_true",
+                            help="draw distractors so that the correct value is not most often "
+                            "the second smallest option (the release's text-only shortcut)")
+        add_design_argument(parser, PAPER, "the options first, then which is right, then the "
+                            "scene, so that no text-only reader beats chance")
+        add_executor_arguments(parser, "generate")
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> int:
+        """Generate from parsed command-line arguments."""
+        with generator_jobs(args) as executor:
+            CvqaSyntheticGenerator.generate(
+                args.out, per_template=args.per_template, seed=args.seed,
+                overwrite=args.overwrite, workers=args.workers, intervened=args.intervened_images,
+                balanced_values=args.balanced_values, design=args.design, executor=executor)
+        return 0
