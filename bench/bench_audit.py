@@ -5,7 +5,9 @@ takes ``--dataset DIR``, then measures in one run:
   1. baseline: loading and validating the dataset's items (``load_dataset``, no images), what
      every command that reads the dataset pays;
   2. the audit itself, not cached: features, five blind baselines over 5 outer and 10 inner
-     folds, slices and pair rules (``audit_items``).
+     folds, slices, pair rules and the six metadata probes with their controls
+     (``audit_items``); of which
+  3. the metadata probes alone (``metadata_probes``).
 Prints wall and CPU seconds, the ratio audit / baseline, and the audit's blind accuracy.
 Target: ≤ 60 s for 6,000 items on 2 cores (the audit runs in one process).
 
@@ -19,7 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from whatifbench.analysis.audit.audit import audit_items
+from whatifbench.analysis.audit.audit import audit_items, audited
+from whatifbench.analysis.audit.probe_results import metadata_probes
 from whatifbench.core.dataset import load_dataset
 from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 
@@ -53,6 +56,10 @@ def main() -> None:
                   "CPU")
             print(f"  audit (not cached)                  {audit:7.2f} s wall  {audit_cpu:7.2f} s "
                   f"CPU  = {audit / load:.0f}x the baseline")
+            chosen = [item for item in ds.items if audited(item)]
+            _, probes, probes_cpu = timed(metadata_probes, chosen)
+            print(f"  of which the metadata probes          {probes:7.2f} s wall  {probes_cpu:7.2f}"
+                  " s CPU")
             print(f"  blind accuracy {blind['accuracy']} % {blind['interval']} vs chance "
                   f"{blind['chance']} % (n={blind['n']})")
             verdict = "within" if audit <= TARGET_SECONDS else "ABOVE"

@@ -92,12 +92,13 @@ def test_without_model_only_the_applicable_builtins_run(
 
 @pytest.mark.parametrize(("model", "dataset", "reason"), [
     ("builtin:scene-reader", "cello", ("it reads only pictures drawn by whatifbench's scene "
-                                      "generators (cvqa-synthetic, cfmm-synthetic, "
+                                      "generators (cfmm-synthetic, cvqa-synthetic, "
                                       "mucr-synthetic), and this cello dataset was made by "
                                       "cello-build")),
-    ("builtin:ignore-premise", "mucr", ("it answers only cfmm, cvqa-real, cvqa-synthetic items, "
-                                       "not mucr ones")),
-    ("builtin:ignore-premise", "cello", "not cello ones"),
+    ("builtin:ignore-premise", "mucr", ("it answers only suites of original (or basic) and "
+                                       "counterfactual pairs, and mucr items come in no such "
+                                       "pairs")),
+    ("builtin:ignore-premise", "cello", "and cello items come in no such pairs"),
     ("builtin:scene-reader", "handmade", "was made by hand"),
     ("embedding:all-MiniLM-L6-v2", "handmade", "use it as a judge (--judge)"),
 ])

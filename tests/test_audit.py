@@ -24,6 +24,7 @@ from whatifbench.analysis.audit.store import audit_path
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
+from whatifbench.errors import EXIT_FLAGGED
 
 WORDS = ("apple", "brick", "cloud", "daisy", "eagle", "flute", "grape", "heron", "igloo",
          "jelly", "koala", "lemon", "mango", "nylon", "otter", "piano")
@@ -75,8 +76,8 @@ def audit_json(dataset: Path, capsys: pytest.CaptureFixture[str], *extra: str) -
 
 def test_a_leaky_suite_is_flagged(leaky: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, result = audit_json(leaky, capsys, "--strict")
-    assert code == 1
-    assert list(result) == ["dataset", "blind", "slices", "pairs"]
+    assert code == EXIT_FLAGGED  # its own exit status (1 is an internal error)
+    assert list(result) == ["dataset", "blind", "slices", "pairs", "probes"]
     blind = result["blind"]
     assert blind["n"] == 400 and blind["chance"] == 25.0
     assert blind["accuracy"] > 60 and blind["interval"][0] > 50 and blind["flagged"]
@@ -85,7 +86,8 @@ def test_a_leaky_suite_is_flagged(leaky: Path, capsys: pytest.CaptureFixture[str
     assert set(slices) == {("template", "1"), ("template", "2"), ("role", "original"),
                            ("role", "counterfactual")}     # group = template: shown once
     for entry in slices.values():
-        assert set(entry) >= {"key", "value", "n", "blind", "chance", "interval", "flagged"}
+        assert set(entry) >= {"key", "value", "n", "blind", "chance", "interval", "flagged",
+                              "p", "p_holm", "hits"}
         assert entry["n"] == 200 and entry["flagged"]
     assert result["dataset"]["items_sha256"] == load_dataset(leaky).items_sha256
 
@@ -280,7 +282,7 @@ def test_generated_cvqa_synthetic_is_flagged_per_template(tmp_path: Path,
                  "--per-template", "100", "--workers", "1"]) == 0
     capsys.readouterr()
     code, result = audit_json(tmp_path / "ds", capsys, "--strict")
-    assert code == 1
+    assert code == EXIT_FLAGGED  # its own exit status (1 is an internal error)
     assert result["blind"]["accuracy"] > 40 and result["blind"]["chance"] == 25.0
     templates = [s for s in result["slices"] if s["key"] == "template"]
     assert len(templates) == 6 and all(s["flagged"] for s in templates)

@@ -60,9 +60,14 @@ def test_metrics_match_hand_computation() -> None:
     assert count["phi"] == -0.6124 and color["phi"] is None
     # cf errors on questions with more than two options, whose basic answer is an option and
     # differs from the cf answer: p2 (chose it), p3 (chose another), q2 (unparsed) → 1/3;
-    # p5 and q1 have two options (a wrong answer there is the basic one by construction).
+    # p5 does not offer the basic answer (an error cannot pick it) and q1's answer is the basic
+    # one: neither is a two-option error that picks the basic answer by construction.
     assert m["cf_errors_chose_basic"] == 33.33 and m["n_cf_errors_considered"] == 3
-    assert m["n_cf_errors_two_options"] == 2
+    assert m["n_cf_errors_two_options"] == 0 and m["n_cf_errors_basic_not_offered"] == 1
+    # The dataset's counterfactual questions: p2 p3 q2 tell it; p1 p4 offer two options one of
+    # which is the basic answer; p5 does not offer it; q1 shares it.
+    assert m["cf_questions"] == {"informative": 3, "two_options_with_basic": 2,
+                                 "basic_not_offered": 1, "same_answer": 1}
 
 
 def test_intervals_contain_the_estimates() -> None:

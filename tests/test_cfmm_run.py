@@ -53,7 +53,7 @@ def test_rank_mode_by_default(dataset: Dataset, tmp_path: Path,
     assert first["prompt"] == f"How many cups are on the table?\n{RANK_INSTRUCTION}"
     out = capsys.readouterr().out
     assert "CFMM (Table 2 layout)" in out and "Total score" in out and "600.00" in out
-    assert "cf err = basic %" not in out and "is not shown: every counterfactual" in out
+    assert "cf err = basic %" not in out and "is not shown: no question here can tell it" in out
     assert "| builtin:ignore-premise | 0-shot | 100.00 ±0.00 | 0.00 ±0.00 | 0.00 ±0.00 |" in md
 
 

@@ -3,10 +3,8 @@ what a command uses (checked on ``sys.modules`` of fresh processes)."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import pkgutil
 import subprocess
 import sys
 from pathlib import Path

@@ -64,9 +64,9 @@ def test_batched_ranking_equals_one_item_at_a_time(tiny_models: Any, photos: Pat
     loaded = one.loaded
     requests = rank_requests(photos)
     sizes: list[int] = []
-    encode = ranking.encode
-    monkeypatch.setattr(ranking, "encode", lambda ld, prompts: sizes.append(len(prompts))
-                        or encode(ld, prompts))
+    tensors = ranking.tensors
+    monkeypatch.setattr(ranking, "tensors", lambda ld, prompts: sizes.append(len(prompts))
+                        or tensors(ld, prompts))
     single = dict(one.score(requests))
     assert set(sizes) == {1}
     sizes.clear()

@@ -129,7 +129,7 @@ def test_blank_sends_a_mid_grey_image_of_the_same_size_and_changes_the_cache_key
     result = evaluate(load_dataset(dataset), Recorder(), Protocol(), store,
                       RunOptions(progress=False, image_ablation="blank"))
     assert result.execution.from_store == len(blank) and result.execution.computed == 0
-    assert result.spec["image_ablation"] == {"kind": "blank"}
+    assert result.spec["image_ablation"] == {"kind": "blank", "checked": True}
     store.close()
 
 
@@ -241,7 +241,8 @@ def test_the_cli_records_the_ablation_and_labels_the_row(small: Path, tmp_path: 
     printed = capsys.readouterr().out
     assert "builtin:scene-reader [image: shuffled]" in printed
     results = json.loads((out / "results.json").read_text())
-    assert results["runs"][0]["spec"]["image_ablation"] == {"kind": "shuffled", "seed": 4}
+    assert results["runs"][0]["spec"]["image_ablation"] == {"kind": "shuffled", "checked": True,
+                                                           "seed": 4}
     assert "builtin:scene-reader \\[image: shuffled\\]" in (out / "report.md").read_text()
     with pytest.raises(SystemExit) as stopped:
         main(["run", "--suite", str(dataset), "--image-ablation", "sideways"])
@@ -255,8 +256,9 @@ def test_labels_always_name_the_ablation() -> None:
     def run(spec: dict) -> RunResult:
         return RunResult("cvqa-synthetic", "d", "hf:/m/llava", 1, {}, spec)
 
-    full, blank = run({}), run({"image_ablation": {"kind": "blank"}})
-    cot = run({"image_ablation": {"kind": "blank"}, "protocol": {"strategy": "cot"}})
+    full, blank = run({}), run({"image_ablation": {"kind": "blank", "checked": True}})
+    cot = run({"image_ablation": {"kind": "blank", "checked": True},
+               "protocol": {"strategy": "cot"}})
     assert run_labels([full, blank]) == ["hf:/m/llava", "hf:/m/llava [image: blank]"]
     assert run_labels([blank]) == ["hf:/m/llava [image: blank]"]
     assert run_labels([blank, cot]) == ["hf:/m/llava [image: blank, strategy=none]",

@@ -27,6 +27,7 @@ inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.log import resolve_sample_attachments  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
+from whatifbench.core.suite import suite_for  # noqa: E402
 from whatifbench.integrations.inspect import (  # noqa: E402
     cello,
     cfmm,
@@ -34,7 +35,6 @@ from whatifbench.integrations.inspect import (  # noqa: E402
     cvqa_synthetic,
     mucr,
 )
-from whatifbench.integrations.inspect.scorer import SUITE_METRICS  # noqa: E402
 
 REPLIES = ("A", "(B)", "The answer is C.", "D: 7", "3", "There would be 12.", "yes",
            "No, it would not.", "I cannot tell.", "Yes", "No",
@@ -73,7 +73,7 @@ def test_metrics_equal_ours_on_the_same_replies(kind: str, kind_datasets,  # noq
     data = load_dataset(folder)
     assert sorted(str(s.id) for s in log.samples) == sorted(item.id for item in data.items)
     theirs = {name: m.value for name, m in log.results.scores[0].metrics.items()}
-    assert set(theirs) == set(SUITE_METRICS[suite])
+    assert set(theirs) == set(suite_for(suite).reported_metrics(data.items))
 
     replies = {str(s.id): s.output.completion for s in log.samples}
     assert len(set(replies.values())) > 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -12,7 +13,12 @@ from mucr_util import make_records, photo, write_release
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.errors import WhatifError
-from whatifbench.suites.mucr.importer import import_mucr
+from whatifbench.suites.mucr.importer import dataset_name, import_mucr
+
+
+def stored(name: str) -> str:
+    """Where the import stores a release image (an opaque name; seed 0)."""
+    return f"images/{dataset_name(name)}"
 
 
 def _import(tmp_path: Path, release_dir: str = "release", **kw: object) -> Path:
@@ -45,25 +51,29 @@ def test_template_format_imports_four_items_per_pair(tmp_path: Path,
         group = {str(x) for x in json.loads(str(r["link_id"]).replace("'", '"'))} \
             if isinstance(r["link_id"], str) else {str(x) for x in r["link_id"]}
         # C2E: the cause, then the effects of the group's four pairs; the target is the true one.
-        assert c2e.images[0] == f"images/{r['image_0']}"
-        effects = {f"images/{truth[x]['image_1']}" for x in group | {pid}}
+        assert c2e.images[0] == stored(r["image_0"])
+        effects = {stored(truth[x]["image_1"]) for x in group | {pid}}
         assert set(c2e.images[1:]) == effects
-        assert c2e.images[1 + "ABCD".index(c2e.target)] == f"images/{r['image_1']}"
+        assert c2e.images[1 + "ABCD".index(c2e.target)] == stored(r["image_1"])
         assert c2e.meta["image_labels"] == ["Cause", "A", "B", "C", "D"]
-        assert e2c.images[0] == f"images/{r['image_1']}"
-        assert e2c.images[1 + "ABCD".index(e2c.target)] == f"images/{r['image_0']}"
+        assert e2c.images[0] == stored(r["image_1"])
+        assert e2c.images[1 + "ABCD".index(e2c.target)] == stored(r["image_0"])
         assert e2c.meta["image_labels"] == ["Effect", "A", "B", "C", "D"]
         assert cue.target == r["cue"] and set(cue.choices) == {r["cue"], *r["false_cue"]}
-        assert cue.images == (f"images/{r['image_0']}", f"images/{r['image_1']}")
+        assert cue.images == (stored(r["image_0"]), stored(r["image_1"]))
         assert exp.kind == "text" and exp.meta["references"] == [[t] for t in r["causal_reason"]]
         assert exp.target.splitlines() == [f"{k}. {t}" for k, t in
                                            enumerate(r["causal_reason"], 1)]
         for item in items:
             assert item.meta["category"] == r["label"] and item.meta["style"] == r["style"]
-    # Images are stored byte for byte (PNG and JPEG alike).
+            # the release's names (cause_001.png ...) only in provenance, image by image
+            assert [stored(n) for n in item.provenance["image_names"]] == list(item.images)
+            assert all(re.fullmatch(r"images/[0-9a-f]{16}\.(png|jpe?g)", path)
+                       for path in item.images), item.images
+    # Images are stored byte for byte (PNG and JPEG alike), under opaque names.
     for r in rel.records:
         for key in ("image_0", "image_1"):
-            assert (out / "images" / r[key]).read_bytes() == (rel.images / r[key]).read_bytes()
+            assert (out / stored(r[key])).read_bytes() == (rel.images / r[key]).read_bytes()
     # Positions are balanced: each letter is correct for two of the eight pairs per metric.
     for metric in ("c2e", "e2c", "cue"):
         targets = [i for i in ds.items if i.group == metric]

@@ -136,7 +136,7 @@ def test_groups_share_kind_and_style_and_effects_are_computed(dataset: Path) -> 
         assert effect == World.from_json(scene["effect"])
         assert [e.to_json() for e in events] == scene["events"]
         assert item.target not in [c for c in item.choices if c != item.target]
-        exp = next(i for i in data.items if i.id == f"{item.pair_id}-exp")
+        exp = next(i for i in data.items if i.pair_id == item.pair_id and i.group == "exp")
         assert exp.meta["references"] == [[t] for t in explain(cause, scene["agent"], effect,
                                                                 events)]
         assert item.provenance["seed"] == 3 and item.provenance["generator"] == "mucr-synthetic"

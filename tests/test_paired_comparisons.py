@@ -18,7 +18,12 @@ from whatifbench import api
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import compare, difference_statistic
 from whatifbench.metrics.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, holm, mcnemar_exact
-from whatifbench.report.comparisons import compare_runs, comparisons_json, gains
+from whatifbench.report.comparisons import (
+    compare_runs,
+    comparison_tables,
+    comparisons_json,
+    gains,
+)
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.runner.results import RunResult
 
@@ -117,8 +122,9 @@ def test_only_the_items_both_runs_scored_are_compared() -> None:
 
 def test_the_multimodal_gain_pairs_each_ablated_run_with_its_full_run() -> None:
     full = _run("hf:/m", [True] * 20)
-    blank = _run("hf:/m", [k % 4 == 0 for k in range(20)], {"image_ablation": {"kind": "blank"}})
-    other = _run("hf:/other", [False] * 20, {"image_ablation": {"kind": "blank"}})
+    checked = {"image_ablation": {"kind": "blank", "checked": True}}
+    blank = _run("hf:/m", [k % 4 == 0 for k in range(20)], checked)
+    other = _run("hf:/other", [False] * 20, checked)
     cot = _run("hf:/m", [False] * 20, {"image_ablation": {"kind": "none"},
                                       "protocol": {"strategy": "cot"}})
     found = gains([full, blank, other, cot])
@@ -151,3 +157,16 @@ def test_results_json_and_report_md_carry_the_comparisons(tmp_path: Path) -> Non
     assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "merged")]) == 0
     merged = json.loads((tmp_path / "merged" / "results.json").read_text())
     assert merged["comparisons"] == results["comparisons"]
+
+
+def test_a_gain_of_an_unchecked_ablation_is_not_concluded_from() -> None:
+    """An ablated run of an older version (no ``checked``: its model was never asked whether
+    the ablation takes the image away, as an oracle's was not) gives no gain and no
+    conclusion; the table says why."""
+    full = _run("viper:openai:x", [True] * 20)
+    old = _run("viper:openai:x", [True] * 20, {"image_ablation": {"kind": "blank"}})
+    assert gains([full, old]) == []
+    tables = comparison_tables([full, old])
+    shown = [t for t in tables if t.title.startswith("Multimodal gain")]
+    assert [t.title.endswith("(not shown)") for t in shown] == [True]
+    assert "did not need the image" not in " ".join(n for t in tables for n in t.notes)

@@ -270,3 +270,16 @@ def test_missing_restricted_python_names_the_extra(monkeypatch: pytest.MonkeyPat
                         lambda name, *a: None if name == "RestrictedPython" else real(name, *a))
     with pytest.raises(WhatifError, match=r'pip install "whatifbench\[program\]"'):
         ViperBackend("viper:openai:coder", {"detector": "oracle"})
+
+
+@pytest.mark.parametrize("ablation", ["blank", "shuffled", "none"])
+def test_an_ablation_of_oracle_perception_is_refused_up_front(
+        tmp_path: Path, syn: Path, ablation: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The oracle reads scenes from provenance, not pixels: every ablation would score as the
+    full run and be read as "the score did not need the image" (issue 32, item 2)."""
+    code, _out, err = run_cli(["run", "--suite", str(syn), *viper_args("http://127.0.0.1:9/v1"),
+                               "--image-ablation", ablation, "--out", str(tmp_path / "out")],
+                              capsys)
+    assert code == 2, err
+    assert "with -M detector=oracle its tools read each scene from the items' provenance" in err
+    assert not (tmp_path / "out").exists()

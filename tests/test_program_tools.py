@@ -221,8 +221,14 @@ def test_oracle_sees_cfmm_and_mucr_synthetic_scenes(tmp_path: Path) -> None:
         assert len(scenes) == len(item.images) and all(scenes)
         agent = item.provenance["scene"]["agent"]
         assert any(t.id == agent for t in scenes[0])  # the first image is its own cause
+    alone = OraclePerception()  # a shortcut-free item carries every world it shows
+    alone.prepare([mucr[0]])
+    assert len(alone.scenes(mucr[0])) == len(mucr[0].images)
+    lookup("generator", "mucr-synthetic").obj.generate(tmp_path / "paper", groups=1, seed=0,
+                                                      design="paper")
+    paper = load_dataset(tmp_path / "paper").items  # found by name: needs the whole group
     with pytest.raises(WhatifError, match="evaluate whole groups"):
-        OraclePerception().prepare([mucr[0]])
+        OraclePerception().prepare([paper[0]])
 
 
 def test_text_only_hf_backend_records_the_answer_prefix_it_appends(tiny_causal_lm: Path

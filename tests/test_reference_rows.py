@@ -219,3 +219,29 @@ def test_latex_sets_the_reference_rows_apart(tmp_path: Path) -> None:
     chance = next(k for k, line in enumerate(lines) if line.startswith(CHANCE))
     assert lines[chance - 1] == r"\midrule"
     assert sum(line == r"\midrule" for line in lines) == 2
+
+
+def test_a_shortcut_free_cello_gets_its_exact_chance_row(tmp_path: Path) -> None:
+    """Contrast sets of two and four questions beside single ones gave "too many combinations
+    to enumerate" while the audit computed chance (issue 34): the pseudo-runs by shape of unit
+    are exact, and the headline equals the audit's chance."""
+    from cello_world import write_world
+
+    from whatifbench.core.suite import suite_for
+    from whatifbench.report.reference_runs import chance_tables, guessing_runs
+    from whatifbench.suites.cello.build import build_cello
+
+    sg, data, images = write_world(tmp_path / "in", 300)
+    build_cello(sg, images, tmp_path / "ds", image_data=data, per_task=20, seed=0,
+                design="shortcut-free")
+    items = list(load_dataset(tmp_path / "ds").items)
+    sizes = {sum(1 for i in items if i.unit == u) for u in {i.unit for i in items}}
+    assert len(sizes) > 1  # units of several sizes: no single pattern of guesses
+    runs = guessing_runs(suite_for("cello"), items)
+    assert runs is not None and sum(w for w, _ in runs) == pytest.approx(1.0)
+    found = chance_tables(suite_for("cello"), items, "cello", CHANCE)
+    assert found is not None
+    assert found[1] == pytest.approx(100 * chance_accuracy(items), abs=0.01)
+    rung = tables_for(_runs(tmp_path / "ds"))[0]
+    assert CHANCE in [r[0] for r in rung.rows]
+    assert not any("No chance row" in n for n in rung.notes)

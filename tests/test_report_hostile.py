@@ -72,12 +72,32 @@ def test_a_changed_samples_file_is_refused(tmp_path: Path,
     assert code == 0
 
 
+def test_a_changed_results_file_is_refused_like_a_changed_samples_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An edited metric would be shown in every table while an edited sample is refused: both
+    are checked the same way (issue 32, low)."""
+    ds = make_choice_dataset(tmp_path / "ds")
+    run = _run(ds, tmp_path / "run")
+    results = run / "results.json"
+    good = results.read_text()
+    data = json.loads(good)
+    data["runs"][0]["metrics"]["counterfactual_accuracy"] = 99.9
+    results.write_text(json.dumps(data, indent=2))
+    code, err = _report(capsys, run, "--out", tmp_path / "m")
+    assert code == 2 and not (tmp_path / "m").exists()
+    assert str(results) in err and "changed" in err, err
+    results.write_text(good)
+    code, _ = _report(capsys, run, "--out", tmp_path / "m")
+    assert code == 0
+
+
 def test_a_run_without_a_dataset_hash_shows_no_items_of_another_dataset(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ds = make_choice_dataset(tmp_path / "ds", seed=1)
     run = _run(ds, tmp_path / "run")
     results = json.loads((run / "results.json").read_text())
     del results["runs"][0]["spec"]["dataset"]["items_sha256"]
+    del results["runs_sha256"]  # as a folder of an older version, without its seal
     (run / "results.json").write_text(json.dumps(results))
     shutil.rmtree(ds)
     make_choice_dataset(ds, seed=2, n_pairs=3)  # another dataset at the recorded path

@@ -175,9 +175,14 @@ def test_believes_eyes_pairs_each_wrong_counterfactual_with_its_first_question()
                sample("d", "counterfactual", "7", "1"),  # no first question: not counted
                sample("e", "original", "2", "2"), sample("e", "counterfactual", "4", "4")]
     items = {s.item_id: item(s) for s in samples}
-    # a: repeated; b: wrong but not repeated; c: same target (uninformative); e: right.
-    assert overview.believes_eyes(samples, items) == {"k": 1, "n": 2, "share": 50.0}
-    assert overview.believes_eyes(samples[:1], items) == {"k": 0, "n": 0, "share": None}
+    # a: repeated; b: wrong but not repeated; c: same target (uninformative); e: right. The
+    # suite's pair roles say which first question counts (b's is basic).
+    original = ("original", "counterfactual")
+    assert overview.believes_eyes(samples, items, original) == {"k": 1, "n": 1, "share": 100.0}
+    assert overview.believes_eyes(samples, items, ("basic", "counterfactual")) == {
+        "k": 0, "n": 1, "share": 0.0}
+    assert overview.believes_eyes(samples[:1], items, original) == {"k": 0, "n": 0, "share": None}
+    assert overview.believes_eyes(samples, items, None) == {"k": 0, "n": 0, "share": None}
 
 
 def test_figures_as_pdf_and_png_and_memoised_svg(tmp_path: Path,

@@ -28,13 +28,14 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
-from whatifbench.errors import WhatifError
-from whatifbench.models.program.tools.scenes import cfmm_synthetic, cvqa_synthetic
+from whatifbench.errors import EXIT_FLAGGED, WhatifError
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cfmm.layout import COLORS
+from whatifbench.suites.cfmm.scenes import cfmm_synthetic
 from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.scenes import cvqa_synthetic
 from whatifbench.suites.cvqa.synthetic.templates import RANGES
 
 CVQA = 30
@@ -43,6 +44,9 @@ CFMM = 60
 """Pairs per category (category slices of 120 items, template slices of 40-60)."""
 CFMM_PAPER = 200
 """Pairs per category of the paper suite whose leaks the audit must catch."""
+CVQA_PAPER = 60
+"""Images per template of the paper suite: at 30, template 5 (22 of 60, exact p = 0.03) is too
+close to chance for the Holm-corrected flag (issue 31)."""
 FIRST_WORD = {"up": "first", "left": "first", "square": "first", "circle": "first",
               "down": "second", "right": "second", "rectangle": "second", "oval": "second"}
 """shape-pointing and shape-name deal the first or second of the words their question offers
@@ -74,8 +78,8 @@ def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Pa
     out = {}
     for design in ("shortcut-free", "paper"):
         out["cvqa", design] = root / f"cvqa-{design}"
-        CvqaSyntheticGenerator.generate(out["cvqa", design], per_template=CVQA, seed=0,
-                                        workers=2, design=design)
+        CvqaSyntheticGenerator.generate(out["cvqa", design], seed=0, workers=2, design=design,
+                                        per_template=CVQA if design != "paper" else CVQA_PAPER)
         out["cfmm", design] = root / f"cfmm-{design}"
         CfmmSyntheticGenerator.generate(out["cfmm", design], seed=0, workers=2,
                                         per_category=CFMM if design != "paper" else CFMM_PAPER,
@@ -124,7 +128,7 @@ def test_the_audit_catches_the_paper_designs(suites: dict[tuple[str, str], Path]
     assert {f"template={t}" for t in range(1, 7)} <= set(cvqa)
     cfmm = _flags(audit_items(_items(suites["cfmm", "paper"])))
     assert "category=count" in cfmm or "category=size" in cfmm, cfmm
-    assert main(["audit", str(suites["cvqa", "paper"]), "--strict"]) == 1
+    assert main(["audit", str(suites["cvqa", "paper"]), "--strict"]) == EXIT_FLAGGED
 
 
 def test_cvqa_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None:
@@ -154,11 +158,13 @@ def test_cvqa_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None
         assert o_lo <= int(orig.target) <= o_hi and c_lo <= int(cf.target) <= c_hi
         n = cf.provenance["params"].get("n")
         if template in (2, 4):  # N is shown: every option is its original minus N
-            assert [int(a) - int(b) for a, b in zip(orig.choices, cf.choices,
-                                                    strict=True)] == [n] * 4
+            assert sorted(int(a) - n for a in orig.choices) == sorted(int(b) for b in cf.choices)
             assert str(n) not in cf.choices
         if template == 5:
             assert "2" not in cf.choices
+    same = Counter(p["original"].target_index == p["counterfactual"].target_index
+                   for p in pairs.values())  # the letters of a pair are dealt independently
+    assert 0.15 <= same[True] / len(pairs) <= 0.35, same
 
 
 def test_cfmm_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None:
@@ -170,16 +176,19 @@ def test_cfmm_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None
     values: dict[str, Counter[str]] = defaultdict(Counter)
     by_position: dict[tuple[str, int], Counter[str]] = defaultdict(Counter)
     offered: dict[str, Counter[str]] = defaultdict(Counter)
+    same: dict[str, Counter[bool]] = defaultdict(Counter)
     for pair in pairs.values():
         basic, cf = pair["basic"], pair["counterfactual"]
         template = basic.meta["template"]
-        if basic.group == "count":  # two candidate rows, in the same order in both questions
-            shift = {int(c) - int(b) for b, c in zip(basic.choices, cf.choices, strict=True)}
-            assert cf.target_index == basic.target_index
+        same[template][basic.target_index == cf.target_index] += 1
+        if basic.group == "count":  # two candidate rows, each question in its own order
             if cf.provenance["premise_kind"] in ("add", "remove", "paint-in", "paint-out"):
+                shift = {int(c) - int(b) for b, c in zip(sorted(basic.choices, key=int),
+                                                         sorted(cf.choices, key=int),
+                                                         strict=True)}
                 assert len(shift) == 1
-        else:  # the same two options in the same order
-            assert basic.choices == cf.choices
+        else:  # the same two options, each question in its own order
+            assert set(basic.choices) == set(cf.choices)
         rank = sorted(basic.choices, key=lambda c: (len(c), c)).index(basic.target)
         value = (f"rank {rank}" if basic.group == "count"
                  else FIRST_WORD.get(basic.target, basic.target))
@@ -198,6 +207,8 @@ def test_cfmm_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None
         for color in COLORS:  # right as often as offered wrong
             right = values[template][color]
             assert abs(2 * right - offered[template][color]) <= 2, (template, color)
+    for template, counts in same.items():  # the same letter in half of each template's pairs
+        assert abs(counts[True] - counts[False]) <= 4, (template, counts)
 
 
 def test_cvqa_shortcut_free_is_byte_identical_across_worker_counts(

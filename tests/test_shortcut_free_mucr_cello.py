@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from blind_check_mucr_cello import MIN_N, blind_check, flagged
-from cello_fixtures import write_input
+from cello_fixtures import SCENES, write_input
 from cello_world import write_world
 
 from whatifbench.analysis.audit.audit import audit_dataset, flagged_slices
@@ -32,10 +33,15 @@ from whatifbench.scenes.mechanics import consequence
 from whatifbench.scenes.narrate import NOUNS, phrase
 from whatifbench.suites.cello.build import build_cello
 from whatifbench.suites.cello.causal.entities import Entity, same_thing
+from whatifbench.suites.cello.causal.tasks import TASKS
 from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator
 
 WORLD_SCENES = 1000
 """Scene graphs of the CELLO test world: enough for 60 questions of every task."""
+SMALL_WORLD = 400
+"""Scene graphs of the smaller world, where several tasks need near contrast sets."""
+SMALL_PER_TASK = 40
+"""Questions per task asked of the smaller world."""
 
 
 def digest(folder: Path) -> str:
@@ -176,6 +182,7 @@ def test_cello_contrast_sets(cello: dict[str, Path]) -> None:
     streams: dict[str, set[tuple]] = defaultdict(set)
     for members in sets.values():
         first = members[0]
+        assert {m.meta["contrast"] for m in members} == {"same"}  # enough exact sets here
         assert {(m.question, m.choices, m.group) for m in members} == \
             {(first.question, first.choices, first.group)}
         assert len({m.meta["img_id"] for m in members}) == len(members)  # other images
@@ -198,6 +205,67 @@ def test_cello_contrast_sets(cello: dict[str, Path]) -> None:
     assert kinds.count("graph") + kinds.count("image") >= 0.25 * len(kinds)
 
 
+def _slot_names(item: Item) -> tuple[str, ...]:
+    names = {node: attrs["obj_name"] for node, attrs in item.meta["graph"]["nodes"]}
+    return tuple(names[node] for node in item.provenance["slots"].values())
+
+
+@pytest.fixture(scope="module")
+def cello_small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A shortcut-free CELLO built from a few hundred scene graphs (near sets needed)."""
+    root = tmp_path_factory.mktemp("cello-small")
+    sg, data, images = write_world(root / "in", SMALL_WORLD, seed=5)
+    build_cello(sg, images, root / "ds", image_data=data, per_task=SMALL_PER_TASK, seed=1)
+    return root / "ds", sg
+
+
+def test_cello_covers_every_task_on_a_few_hundred_scene_graphs(
+        cello_small: tuple[Path, Path]) -> None:
+    from whatifbench.suites.cello.causal.graph import build_causal_graph
+    from whatifbench.suites.cello.causal.prior import SupportPrior
+    from whatifbench.suites.cello.causal.scene_graph import load_scene_graphs
+
+    ds = load_dataset(cello_small[0])
+    assert len(ds.card.counts["by_task"]) == 12
+    assert all(n >= SMALL_PER_TASK for n in ds.card.counts["by_task"].values()), \
+        ds.card.counts["by_task"]
+    contrast = ds.card.extra["contrast"]
+    assert sum(c["near_items"] for c in contrast.values()) > 0
+    assert all(c["items"] == ds.card.counts["by_task"][t] for t, c in contrast.items())
+    prior = SupportPrior(build_causal_graph(s) for s in load_scene_graphs(cello_small[1]))
+    near = [m for m in _sets(ds.items).values() if m[0].meta["contrast"] != "same"]
+    assert near
+    for members in near:
+        first = members[0]
+        assert {m.meta["contrast"] for m in members} == {"one object differs"}
+        assert {(m.choices, m.group) for m in members} == {(first.choices, first.group)}
+        assert len({m.question for m in members}) == len(members)
+        assert len({m.meta["img_id"] for m in members}) == len(members)
+        assert sorted(m.target for m in members) == sorted(first.choices)  # one answer each
+        names = [_slot_names(m) for m in members]
+        differ = [k for k in range(len(names[0])) if len({n[k] for n in names}) > 1]
+        assert len(differ) == 1, names  # the same objects but in one slot
+        options = () if first.meta["format"] == "binary" else first.choices
+        guesses = {prior.guess(m.group or "", list(zip(m.provenance["slots"], _slot_names(m),
+                                                       strict=True)), options)
+                   for m in members}
+        assert len(guesses) == 1  # going by the names is right on exactly one member
+
+
+def test_cello_yes_member_stands_first_in_half_of_the_pairs(
+        cello: dict[str, Path], cello_small: tuple[Path, Path]) -> None:
+    for path in (cello["shortcut-free"], cello_small[0]):
+        items = load_dataset(path).items
+        first: dict[str, list[bool]] = defaultdict(list)
+        for members in _sets(items).values():
+            if members[0].meta["format"] == "binary":
+                first[members[0].group or ""].append(members[0].target == "Yes")
+                assert int(members[0].id.split("-")[1]) < int(members[1].id.split("-")[1])
+        assert set(first) == {t for t, task in TASKS.items() if task.binary}
+        for task, yes in first.items():  # dealt: Yes first in exactly every other pair
+            assert abs(2 * sum(yes) - len(yes)) <= 1, (task, sum(yes), len(yes))
+
+
 def test_cello_shortcut_free_passes_the_text_only_check(cello: dict[str, Path]) -> None:
     _no_flags(load_dataset(cello["shortcut-free"]).items)
     leaks = {r.slice for r in flagged(blind_check(load_dataset(cello["paper"]).items))}
@@ -214,7 +282,7 @@ def test_cello_shortcut_free_passes_the_audit(cello: dict[str, Path]) -> None:
 def test_cello_distractors_fail_the_rule_in_each_image(cello: dict[str, Path]) -> None:
     from whatifbench.suites.cello.causal.graph import build_causal_graph
     from whatifbench.suites.cello.causal.scene_graph import load_scene_graphs
-    from whatifbench.suites.cello.causal.tasks import TASKS, MultipleChoiceTask
+    from whatifbench.suites.cello.causal.tasks import MultipleChoiceTask
 
     scenes = {s.image_id: s for s in load_scene_graphs(cello["input"])}
     for item in load_dataset(cello["shortcut-free"]).items[::7]:
@@ -237,36 +305,47 @@ def test_cello_shortcut_free_is_byte_identical(tmp_path: Path) -> None:
         subprocess.run(
             [sys.executable, "-m", "whatifbench", "build", "cello", "--scene-graphs", str(sg),
              "--images", str(images), "--image-data", str(data), "--out", str(tmp_path / str(k)),
-             "--per-task", "8"],
+             "--per-task", "30"],
             env={**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": hash_seed},
             check=True, capture_output=True)
     for name in ("items.jsonl", "card.json"):
         assert (tmp_path / "0" / name).read_bytes() == (tmp_path / "1" / name).read_bytes()
-    assert load_dataset(tmp_path / "0").card.extra["contrast"]
+    contrast = load_dataset(tmp_path / "0").card.extra["contrast"]
+    assert sum(c["near_items"] for c in contrast.values()) > 0  # near sets are made alike too
 
 
 def test_cello_shortcut_free_needs_contrasting_images(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    sg, data, images = write_input(tmp_path / "in")
+    sg, data, images = write_input(tmp_path / "one", SCENES[:1])
     code = main(["build", "cello", "--scene-graphs", str(sg), "--images", str(images),
                  "--out", str(tmp_path / "ds")])
     err = capsys.readouterr().err
     assert code == 2 and "No contrast set could be built" in err and "--design paper" in err
     assert not (tmp_path / "ds").exists()
+    # five images share no question with another answer: near sets only (one object differs)
+    sg, data, images = write_input(tmp_path / "five")
+    assert main(["build", "cello", "--scene-graphs", str(sg), "--images", str(images),
+                 "--out", str(tmp_path / "ds")]) == 0
+    out = capsys.readouterr().out
+    items = load_dataset(tmp_path / "ds").items
+    assert items and {i.meta["contrast"] for i in items} == {"one object differs"}
+    assert "Questions per task:" in out and "in near sets)" in out
 
 
 def test_cello_short_of_contrasts_says_so(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     sg, data, images = write_world(tmp_path / "in", 300)
     assert main(["build", "cello", "--scene-graphs", str(sg), "--images", str(images),
-                 "--image-data", str(data), "--out", str(tmp_path / "ds"), "--per-task", "40",
+                 "--image-data", str(data), "--out", str(tmp_path / "ds"), "--per-task", "400",
                  "--task", "backdoor_adjustment_set", "--task", "sufficient_cause"]) == 0
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
     card = load_dataset(tmp_path / "ds").card
     short = [t for t in ("backdoor_adjustment_set", "sufficient_cause")
-             if card.counts["by_task"].get(t, 0) < 40]
-    assert short and all(t in err for t in short) and "extra.contrast" in err
+             if card.counts["by_task"].get(t, 0) < 400]
+    assert short and all(t in captured.err for t in short) and "extra.contrast" in captured.err
     assert set(card.extra["contrast"]) == {"backdoor_adjustment_set", "sufficient_cause"}
+    for task, n in card.counts["by_task"].items():  # the build summary: every task's count
+        assert re.search(rf"^  {task} +{n}\b", captured.out, re.MULTILINE), captured.out
 
 
 @register("backend", "test:text-hash")

@@ -58,9 +58,12 @@ def page_data(page: str) -> dict:
 
 def run_outputs(folder: Path) -> tuple[object, list[object]]:
     """``results.json`` and ``samples.jsonl`` of a run folder, parsed, without the random
-    ``run_id`` (the one part that differs between otherwise identical runs)."""
+    ``run_id`` (the one part that differs between otherwise identical runs) and without the
+    digest of the run entries (``runs_sha256``: the entries themselves are compared, and tests
+    leave out parts of them, such as an execution argument)."""
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     results.pop("run_id")
+    results.pop("runs_sha256", None)
     samples = [json.loads(line) for line in
                (folder / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     for sample in samples:

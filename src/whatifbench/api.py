@@ -14,6 +14,7 @@ from typing import Any
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import lookup
+from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.report.render import tables_for, write_outputs
@@ -110,6 +111,13 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     """
     named = named_models(models)
     specs = [spec for _, spec in named]
+    left_out: list[str] = []
+
+    def skipped(message: str) -> None:
+        left_out.append(message)
+        if on_skip:
+            on_skip(message)
+
     loaded = [d if isinstance(d, Dataset) else load_dataset(d, verify=True) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
@@ -133,7 +141,7 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
 
     def checked(backends: list[Backend]) -> list[tuple[Backend, list[Dataset]]]:
         """``applicable``; backends left with no dataset are closed at once."""
-        chosen = applicable(loaded, backends, defaults, on_skip, options.image_ablation)
+        chosen = applicable(loaded, backends, defaults, skipped, options.image_ablation)
         for backend in set(backends) - {b for b, _ in chosen}:
             close(backend)
         return chosen
@@ -153,7 +161,8 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
         for backend, chosen in plan():
             store = store or RunStore()
             for dataset in chosen:
-                result = evaluate(dataset, backend, protocol, store, options)
+                result = (evaluate if options.budget is None else _budgeted)(
+                    dataset, backend, protocol, store, options)
                 if names[id(backend)]:
                     result = replace(result, spec={**result.spec,
                                                    "model_name": names[id(backend)]})
@@ -166,6 +175,12 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
             backend.close()
         if own_store and store is not None:
             store.close()
+    if not results and left_out:
+        why = (f"each of the {len(left_out)} was left out (said above)" if on_skip else
+               " ".join(left_out))
+        raise WhatifError(
+            f"No model is left to run: {why}. Name a --model that applies ('whatif models' "
+            "lists them), or change the --image-ablation or the dataset that ruled them out.")
     return results
 
 
@@ -177,6 +192,13 @@ def applicable(datasets: Sequence[Dataset], backends: Sequence[Backend], default
     not apply raises a ``WhatifError`` naming the reason, unless ``defaults``: then it is left
     out (``on_skip`` hears why) and backends left with no dataset are dropped."""
     plan: list[tuple[Backend, list[Dataset]]] = []
+    for dataset in datasets:
+        why = (suite_for(dataset.suite).ablation_refusal(ablation, dataset.items)
+               if ablation else None)
+        if why:
+            raise WhatifError(f"--image-ablation {ablation} cannot be applied to the dataset "
+                              f"{dataset.root} (suite {dataset.suite}): {why}. Leave "
+                              "--image-ablation out for it.")
     for backend in backends:
         refused = backend.ablation_refusal(ablation) if ablation else None
         if refused and defaults:
@@ -205,3 +227,11 @@ def applicable(datasets: Sequence[Dataset], backends: Sequence[Backend], default
         if chosen:
             plan.append((backend, chosen))
     return plan
+
+
+def _budgeted(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunStore,
+              options: RunOptions) -> RunResult:
+    """``whatif run --budget``: items chosen from a bank, the full score estimated."""
+    from whatifbench.analysis.items.budget import run_budget
+
+    return run_budget(dataset, backend, protocol, store, options)

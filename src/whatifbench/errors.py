@@ -11,6 +11,9 @@ EXIT_USER = 2
 EXIT_BACKEND_ERRORS = 3
 """``whatif run`` finished and wrote its outputs, but some items ended in a backend error (the
 outputs show them; running the same command again retries exactly those)."""
+EXIT_FLAGGED = 4
+"""``whatif audit --strict``: the audit ran, and the dataset or one of its slices is flagged
+(answerable without the image)."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C); what was received is in the run store."""
 

@@ -11,9 +11,17 @@ the store, the samples, the results, the reports or a message.
 tool, a model argument, a reply): the user information (``http://user:password@host`` becomes
 ``http://***@host``) and the values of query parameters whose names look like credentials
 (``?token=…``, ``access_token``, ``api_key``, ``sig``, ``X-Amz-Signature`` … become ``***``).
+A query-like fragment (``#token=…``, as OAuth redirects carry) is cleaned the same way.
 Otherwise only exact values are replaced: model replies are data, and patterns such as
 ``Bearer …`` are left to the places that show server error bodies
 (``models.openai_compat.options.Redactor``).
+
+Arguments that another tool logged (``whatif import-results``: lmms-eval's ``model_args``, a
+string ``k=v,k=v`` or a dict) are data we did not choose to hold a secret, so ``public_value``
+cleans them harder: besides URLs, a scheme-less ``user:password@host``, token-shaped values
+(``hf_…``, ``sk-…``, ``ghp_…``, a JWT) and whatever follows a credential-named field
+(``Authorization: …``, ``api_key=…``) are masked; ``public_arguments`` also drops arguments
+whose names say they are credentials, at any depth.
 """
 
 from __future__ import annotations
@@ -41,7 +49,14 @@ QUERY_NAMES = frozenset({"sig", "pwd", "pass", "code"})
 # A URL as it appears in text, JSON (``&`` possibly escaped as \u0026) or HTML (``&amp;``).
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{0,31}://(?:[^\s\"'<>\\]|\\u0026)+")
 _USERINFO = re.compile(r"^([^:]+://)[^/?#@]+@")
-_QUERY = re.compile(r"((?:[?&;]|\\u0026)([^=&;?#\\]+)=)([^&;#\\]+)")
+_QUERY = re.compile(r"((?:[?&;#]|\\u0026)([^=&;?#\\]+)=)([^&;#\\]+)")
+# Logged arguments only (``public_value``):
+_BARE_USERINFO = re.compile(r"(?<![^\s=,;'\"(\[{])[^\s:/@'\"]+:[^\s/@'\"]+@(?=[\w.\-\[])")
+_TOKEN_SHAPE = re.compile(
+    r"\b(?:hf_[A-Za-z0-9]{16,}|sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|xox[abprs]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|eyJ[\w\-]{8,}\.[\w\-]{8,}\.[\w\-]+)")
+_NAMED = re.compile(r"(?i)([\w\-]*(?:" + "|".join(SECRET_WORDS) + r")[\w\-]*\s*[:=]\s*)"
+                    r"[^,;&#\n}\]]+")
 
 _lock = threading.Lock()
 _known: dict[str, tuple[str, ...]] = {}
@@ -96,6 +111,44 @@ def redact_url(url: str) -> str:
         return url
     return _QUERY.sub(lambda m: m.group(1) + MASK if _secret_name(m.group(2)) else m.group(),
                       url)
+
+
+def secret_name(name: str) -> bool:
+    """True for argument names that hold credentials (``models.base.is_secret``)."""
+    return any(word in name.lower() for word in SECRET_WORDS)
+
+
+def public_value(value: Any) -> Any:
+    """A value another tool logged (an argument), with every credential we can recognise masked
+    (see the module): ``redact``, then scheme-less user information, token-shaped strings and
+    the values of credential-named fields; dicts and lists are cleaned inside, keys named like
+    credentials dropped (``public_arguments``)."""
+    if isinstance(value, dict):
+        return public_arguments(value)
+    if isinstance(value, (list, tuple)):
+        return [public_value(v) for v in value]
+    if not isinstance(value, str):
+        return value
+    text = redact(value)
+    if "@" in text:
+        text = _BARE_USERINFO.sub(f"{MASK}@", text)
+    text = _TOKEN_SHAPE.sub(MASK, text)
+    return _NAMED.sub(lambda m: m.group(1) + MASK, text)
+
+
+def public_arguments(args: Any) -> dict[str, Any]:
+    """Logged arguments (a dict, or lmms-eval's ``k=v,k=v`` string) as a dict without
+    credentials: names that say they are one are dropped, other values cleaned by
+    ``public_value``."""
+    if isinstance(args, dict):
+        pairs = [(str(k), v) for k, v in args.items()]
+    else:
+        pairs = []
+        for part in str(args or "").split(","):
+            key, _, value = part.partition("=")
+            pairs.append((key.strip(), value.strip()))
+    return {key: public_value(value) for key, value in pairs
+            if key and not secret_name(key)}
 
 
 def redact_value(obj: Any) -> Any:

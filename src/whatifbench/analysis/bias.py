@@ -28,7 +28,6 @@ from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import (
     BOOTSTRAP_SAMPLES,
     bootstrap_ci,
-    percent,
     stratified_bootstrap_ci,
 )
 from whatifbench.report.errors import errors_sentence
@@ -199,8 +198,8 @@ def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
         ungrouped.update((dataset, pair) for pair, image, _, _ in rows if image not in groups)
         used.update(image for _, image, _, _ in rows)
         for name, (o, c) in columns.items():
-            acc_o = percent(int(o.sum()), len(o))
-            acc_c = percent(int(c.sum()), len(c))
+            acc_o = round(100.0 * float(o.mean()), 2)  # a subgroup has a pair at least
+            acc_c = round(100.0 * float(c.mean()), 2)
             ci = (bootstrap_ci([o, c], _diff, samples=samples, seed=seed)
                   if len(o) >= 2 else None)
             stats.append(SubgroupStats(dataset, model, name, len(o), acc_o, acc_c,

@@ -1,64 +1,143 @@
-"""``whatif audit DATASET [--json] [--by KEY] [--strict] [--refresh]``: a thin layer over
-``whatifbench.analysis.audit.audit``."""
+"""``whatif audit DATASET [--json] [--by KEY] [--strict] [--refresh]`` and ``whatif audit
+--generator NAME --seeds 7,8,9 [-p key=value ...]``: a thin layer over
+``whatifbench.analysis.audit.audit`` and ``.seeds``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 import time
+from pathlib import Path
 
 from whatifbench.core.registry import register
+from whatifbench.errors import EXIT_FLAGGED, WhatifError
 
-EXIT_CODES = """exit status:
+EXIT_CODES = f"""exit status:
   0    audited (and, with --strict, nothing flagged)
-  1    --strict, and the dataset or a slice is flagged: answerable without the image
-  2    bad input (not a dataset, a --by key no item has, scikit-learn missing)"""
+  1    internal error (a bug in whatifbench)
+  2    bad input (not a dataset, a --by key no item has, an unknown generator or -p option,
+       scikit-learn missing)
+  {EXIT_FLAGGED}    --strict, and the dataset, a slice or a metadata probe is flagged: answerable
+       without the image"""
 
 
 @register("command", "audit")
 class AuditCommand:
-    """Validity audit: blind baselines per slice and pair rules (can it be passed blind?)."""
+    """Validity audit: blind baselines, metadata probes, pair rules (can it be passed blind?)."""
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """DATASET, --json, --by, --strict, --refresh."""
-        parser.description = (
+        """DATASET (or --generator, --seeds, -p), --json, --by, --strict, --refresh."""
+        parser.description = textwrap.fill(
             "What a score on a dataset can mean: blind baselines that read only the question "
             "and options (option priors, majority per wording, a learned scorer), "
             "cross-validated by pair, beside chance, per slice (template, category, task type, "
-            "role, group; --by any meta key), flagged where guessing blind clearly beats "
-            "chance; and how often a counterfactual answer follows from the original's by a "
-            "fixed rule. The result is cached by the dataset's items hash.")
+            "role, group; --by any meta key); metadata probes that read what a harness could "
+            "show besides the text (file names, ids, groups, member order, letters within "
+            "pairs); every figure flagged where guessing clearly beats chance (Holm-corrected "
+            "over a guesser's slices); and how often a counterfactual answer follows from the "
+            "original's by a fixed rule. The result is cached by the dataset's items hash. "
+            "With --generator and --seeds it generates each seed into a temporary folder, "
+            "audits them and flags what replicates.", 79, break_on_hyphens=False)
         parser.epilog = EXIT_CODES
         parser.formatter_class = argparse.RawDescriptionHelpFormatter
-        parser.add_argument("dataset", metavar="DATASET", help="a dataset folder")
+        parser.add_argument("dataset", metavar="DATASET", nargs="?",
+                            help="a dataset folder (or --generator with --seeds)")
+        parser.add_argument("--generator", metavar="NAME",
+                            help="audit this generator over --seeds instead of a dataset")
+        parser.add_argument("--seeds", metavar="S,S,...",
+                            help="with --generator: the seeds to generate and pool, e.g. 7,8,9")
+        parser.add_argument("-p", dest="params", action="append", default=[],
+                            metavar="KEY=VALUE",
+                            help="with --generator: one of its options, e.g. -p per_category=200 "
+                                 "or -p design=paper (repeatable; a switch: -p KEY)")
         parser.add_argument("--json", action="store_true",
                             help="print the result as one JSON object")
         parser.add_argument("--by", action="append", default=[], metavar="KEY",
                             help="also slice by this key: an item field (group, role, kind) or "
                                  "any meta key (repeatable)")
         parser.add_argument("--strict", action="store_true",
-                            help="exit 1 when the dataset or a slice is flagged (for CI of "
-                                 "generators)")
+                            help=f"exit {EXIT_FLAGGED} when the dataset, a slice or a metadata "
+                                 "probe is flagged (for CI of generators)")
         parser.add_argument("--refresh", action="store_true",
                             help="compute again even when a cached result exists")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         """Audit, print, and say whether anything is flagged."""
-        from whatifbench.analysis.audit.audit import audit_dataset, flagged_slices
-        from whatifbench.analysis.audit.tables import headline, tables
+        from whatifbench.analysis.audit.audit import audit_dataset, flag_labels
+        from whatifbench.analysis.audit.tables import headline, seeds_headline, tables
         from whatifbench.report.table import terminal_width
 
         start = time.perf_counter()
-        result = audit_dataset(args.dataset, by=args.by, refresh=args.refresh)
-        flagged = bool(result["blind"].get("flagged")) or bool(flagged_slices(result))
+        if _generator_audit(args):
+            from whatifbench.analysis.audit.seeds import audit_generator, parse_seeds
+
+            result = audit_generator(args.generator, parse_seeds(args.seeds), args.params,
+                                     by=args.by, refresh=args.refresh, progress=_progress)
+        else:
+            refuse_run_folder(Path(args.dataset))
+            result = audit_dataset(args.dataset, by=args.by, refresh=args.refresh)
+        flagged = bool(flag_labels(result))
         if args.json:
             print(json.dumps(result, ensure_ascii=False, indent=1))
         else:
-            print(headline(result))
+            print(seeds_headline(result) if "runs" in result else headline(result))
             for table in tables(result):
                 print()
                 print(table.to_text(terminal_width()))
             print(f"\n({time.perf_counter() - start:.1f} s)")
-        return 1 if args.strict and flagged else 0
+        return EXIT_FLAGGED if args.strict and flagged else 0
+
+
+def _generator_audit(args: argparse.Namespace) -> bool:
+    """Whether the command line asks for a generator over seeds (else a dataset); refuses the
+    mixtures with one sentence."""
+    if args.generator is None:
+        if args.seeds is not None or args.params:
+            raise WhatifError("--seeds and -p go with --generator NAME (whatif audit --generator "
+                              "NAME --seeds 7,8,9); to audit a dataset leave them out.")
+        if args.dataset is None:
+            raise WhatifError("Name a dataset folder to audit (whatif audit DATASET), or a "
+                              "generator and its seeds (whatif audit --generator NAME --seeds "
+                              "7,8,9).")
+        return False
+    if args.dataset is not None:
+        raise WhatifError(f"Give either a dataset ({args.dataset}) or --generator "
+                          f"{args.generator}, not both.")
+    if args.seeds is None:
+        raise WhatifError(f"--generator {args.generator} needs --seeds, e.g. --seeds 7,8,9: the "
+                          "seeds to generate and audit.")
+    return True
+
+
+def _progress(message: str) -> None:
+    """Progress of a generator audit, on stderr (stdout stays the result)."""
+    import sys
+
+    print(f"whatif audit: {message}", file=sys.stderr, flush=True)
+
+
+def refuse_run_folder(folder: Path) -> None:
+    """A ``WhatifError`` naming the dataset when ``folder`` is a run folder (``results.json``,
+    no ``card.json``): the audit reads datasets, and a run names the one it used."""
+    results = folder / "results.json"
+    if (folder / "card.json").is_file() or not results.is_file():
+        return
+    from whatifbench.core.jsonfile import loads
+
+    used: list[str] = []
+    try:
+        for run in loads(results.read_text(encoding="utf-8")).get("runs", []):
+            data = run.get("spec", {}).get("dataset", {})
+            shown = f"{data.get('name')} at {data.get('path')}" if data.get("path") \
+                else str(run.get("dataset"))
+            if shown not in used:
+                used.append(shown)
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    named = (f"its dataset is {used[0]}" if len(used) == 1 else
+             f"its datasets are {', '.join(used)}" if used else "results.json names its dataset")
+    raise WhatifError(f"{folder} is a run folder (results.json), not a dataset: {named}. The "
+                      "audit reads datasets; pass the dataset folder.")

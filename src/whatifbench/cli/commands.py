@@ -81,14 +81,22 @@ def add_run(sub: Any) -> None:
                    help="prompt variant: default (ours) | paper (the release's prompt for the "
                         "model's family, chosen from the backend and recorded in results.json) "
                         "| paper:FAMILY (force one, e.g. paper:blip2, paper:llava)")
-    p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES)
+    p.add_argument("--strategy", default="zero-shot", choices=STRATEGIES,
+                   help="zero-shot (default) | cot (adds \"Let's think step by step\") | "
+                        "one-shot / one-shot-cot (one solved demonstration first, with a short "
+                        "reasoning for -cot) | ccot (a scene description first, then the "
+                        "question)")
     p.add_argument("--answer-mode", choices=ANSWER_MODES, help="default: the suite's own")
-    p.add_argument("--image-layout", default="multi", choices=LAYOUTS)
+    p.add_argument("--image-layout", default="multi", choices=LAYOUTS,
+                   help="items with several images: multi (default: each image sent apart) | "
+                        "composite (one labelled image holding them all)")
     p.add_argument("--parser", default="default", help="parser to score with: default | paper")
     p.add_argument("--score-by", choices=SCORE_BY,
                    help="rank mode: summed or per-token mean log-probability (default: the "
                         "suite's own)")
-    p.add_argument("--max-new-tokens", type=int)
+    p.add_argument("--max-new-tokens", type=int, metavar="N",
+                   help="generation budget per reply (default: the suite's own for a short "
+                        "answer, 512 with --strategy cot or ccot)")
     p.add_argument("--decoding", choices=DECODINGS,
                    help="with --prompt paper: release (default: the release script's generation "
                         "call, sampled where it samples, seeded per item from --seed) | greedy "
@@ -97,6 +105,14 @@ def add_run(sub: Any) -> None:
                    help="replace each question's image: blank (mid-grey, same size), shuffled "
                         "(another pair's image, seeded by --seed) or none (no image sent); the "
                         "rows read e.g. 'llava [image: blank]'")
+    p.add_argument("--budget", type=int, metavar="N",
+                   help="evaluate about N items chosen from --bank (whole pairs) and report the "
+                        "estimated full-suite score with an interval, labelled as an estimate")
+    p.add_argument("--bank", metavar="FILE",
+                   help="with --budget: the item bank ('whatif items DATASET RUN... --bank FILE')")
+    p.add_argument("--budget-method", choices=("adaptive", "stratified"), default="adaptive",
+                   help="with --budget: adaptive (by information, in rounds; default) or "
+                        "stratified anchors over difficulty (one round)")
     p.add_argument("--judge", metavar="SPEC",
                    help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
                         "suite's own (MuCR: the offline embedding:all-MiniLM-L6-v2)")
@@ -115,6 +131,18 @@ def _full_replies_argument(p: Any) -> None:
     p.add_argument("--full-replies", action="store_true",
                    help=f"keep whole replies in samples.jsonl (default: the first {REPLY_CHARS:,} "
                         "characters of each)")
+
+
+def _budget(args: argparse.Namespace) -> Any:
+    """``--budget N --bank FILE`` as ``analysis.items.budget.Budget`` (``None`` without)."""
+    if args.budget is None and args.bank is None:
+        return None
+    if args.budget is None or args.bank is None:
+        raise WhatifError("--budget N and --bank FILE go together: the bank ('whatif items "
+                          "DATASET RUN... --bank FILE') says which items are worth asking.")
+    from whatifbench.analysis.items.budget import Budget
+
+    return Budget(args.budget, args.bank, args.budget_method)
 
 
 def _subset(value: str) -> float | str:
@@ -143,7 +171,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     executor = executor_config(args)
     out = Path(args.out) if args.out else default_run_folder()
-    check_output(out, [*(args.suite or []), *([args.store] if args.store else [])],
+    check_output(out, [*(args.suite or []), *([args.store] if args.store else []),
+                       *([args.bank] if args.bank else [])],
                  args.overwrite, kind="run")  # before any work; creates nothing
     suites = ([load_dataset(s, verify=not args.no_verify) for s in args.suite] if args.suite
               else [api.default_dataset(log=_err, progress=not args.no_progress)])
@@ -156,7 +185,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = RunOptions(limit=args.limit, subset=args.subset, seed=args.seed,
                          progress=not args.no_progress, judge=args.judge,
                          judge_args=parse_model_args(args.judge_args),
-                         image_ablation=args.image_ablation)
+                         image_ablation=args.image_ablation, budget=_budget(args))
     store = RunStore(args.store) if args.store else RunStore()
 
     def log(result: RunResult) -> None:
@@ -239,8 +268,9 @@ def _tool_runner(tool: Any, verb: str) -> Any:
         if verb != "export":
             dataset = load_dataset(args.out)
             counts = dataset.card.counts
-            print(f"Wrote {counts.get('items', len(dataset.items))} items "
-                  f"({counts.get('pairs', 0)} pairs) to {args.out}")
+            pairs = counts.get("pairs", 0)
+            print(f"Wrote {counts.get('items', len(dataset.items))} items"
+                  + (f" ({pairs} pairs)" if pairs else "") + f" to {args.out}")
         return int(result) if isinstance(result, int) else 0
     return run
 
@@ -347,12 +377,11 @@ def stats_command(args: argparse.Namespace) -> int:
     """Print the suite's statistics tables (or a scene-graph input's predicate coverage)."""
     from whatifbench.core.dataset import load_dataset
     from whatifbench.runner.evaluate import get_suite
-    from whatifbench.suites.cello.causal.coverage import scene_graph_stats
 
     source = args.scene_graphs or (args.dataset if args.dataset and Path(args.dataset).is_file()
                                    else None)
     if source is not None:
-        tables = scene_graph_stats(source)
+        tables = source_stats(Path(source))
     elif args.dataset is None:
         raise WhatifError("'whatif stats' needs a DATASET folder or --scene-graphs FILE.")
     else:
@@ -368,6 +397,20 @@ def stats_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def source_stats(path: Path) -> list[Any]:
+    """The statistics of a suite's source file (``Suite.source_stats``: CELLO reads a Visual
+    Genome scene_graphs.json), from the first suite that reads it."""
+    from whatifbench.core.registry import listing
+    from whatifbench.core.suite import suite_for
+
+    for listed in listing("suite"):
+        tables = suite_for(listed.name).source_stats(path)
+        if tables is not None:
+            return tables
+    raise WhatifError(f"{path} is a file, and no suite reads it as a source (a dataset is a "
+                      "folder with items.jsonl); see 'whatif stats --help'.")
+
+
 # -- listings --------------------------------------------------------------------------------
 def add_listing(sub: Any) -> None:
     """``whatif suites`` and ``whatif models``."""
@@ -377,12 +420,18 @@ def add_listing(sub: Any) -> None:
     p.set_defaults(func=lambda a: _list(("backend", "image-backend")))
 
 
+def plain(summary: str) -> str:
+    """A docstring's summary as a terminal shows it: the double backquotes that mark literals
+    in reStructuredText dropped."""
+    return summary.replace("``", "")
+
+
 def _list(kinds: tuple[str, ...]) -> int:
     for kind in kinds:
         rows = listing(kind)
         print(f"{kind}s:")
         for e in rows:
-            print(f"  {e.name:<28} {e.summary}")
+            print(f"  {e.name:<28} {plain(e.summary)}")
         if not rows:
             print("  (none)")
     return 0

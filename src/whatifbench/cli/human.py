@@ -7,6 +7,7 @@ import sys
 import webbrowser
 from pathlib import Path
 
+from whatifbench.cli.view import add_server_options
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 
@@ -36,10 +37,14 @@ class HumanCommand:
         s.add_argument("--annotator", action="append", default=[], metavar="NAME",
                        help="print (and open) this annotator's link; repeat for several people. "
                             "Without it the page asks for a name")
-        s.add_argument("--port", type=int, default=0, help="port (default: a free one)")
         s.add_argument("--host", metavar="ADDRESS",
                        help="listen on this address (e.g. 0.0.0.0 for a lab network); the links "
-                            "then carry a random access token. Default: 127.0.0.1 only")
+                            "then carry a random access token, printed only to a terminal "
+                            "(never to a file or pipe) unless --show-token. Default: 127.0.0.1 "
+                            "only")
+        s.add_argument("--show-token", action="store_true",
+                       help="with --host: print the links with their access token even when "
+                            "the output is not a terminal (it then lands in that file or log)")
         s.add_argument("--per-item", type=_positive, metavar="K",
                        help="deal each item to K annotators only (default: everyone gets every "
                             "item)")
@@ -49,7 +54,7 @@ class HumanCommand:
         s.add_argument("--seed", type=int, default=0, help="seed of the order (default 0)")
         s.add_argument("--store", metavar="FILE",
                        help="annotation store (default $WHATIF_HOME/human/<items sha256>.sqlite)")
-        s.add_argument("--no-browser", action="store_true", help="do not open a browser")
+        add_server_options(s)
         i = sub.add_parser(
             "import", help="a crowd sheet (CSV/JSONL) → a run folder",
             description="Score a crowd sheet (CSV or JSONL with item_id, annotator, answer and "
@@ -97,6 +102,7 @@ class HumanCommand:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from whatifbench.cli.terminal import print_to_terminal, to_terminal
     from whatifbench.core.dataset import load_dataset
     from whatifbench.human import api
     from whatifbench.human.records import Settings, check_name
@@ -111,8 +117,16 @@ def _serve(args: argparse.Namespace) -> int:
           f"{server.store.settings.describe()}; answers are saved in {server.store.path}",
           flush=True)
     links = [server.url(n) for n in names] or [server.url()]
+    private = not server.local and (args.show_token or to_terminal(sys.stdout))
     for name, link in zip(names or ["(the page asks for a name)"], links, strict=True):
-        print(f"  {name}: {link}", flush=True)
+        if private:  # the user's own terminal: the link works as printed
+            print_to_terminal(f"  {name}: {link}", sys.stdout)
+        else:
+            print(f"  {name}: {link}", flush=True)  # redacted: token=***
+    if not server.local and not private:
+        print("  (The links' access token is printed only to a terminal, to keep it out of "
+              "logs and files: start the server in a terminal, or pass --show-token.)",
+              flush=True)
     print("Ctrl-C stops the server; start it again to resume.", flush=True)
     if not args.no_browser:
         webbrowser.open(links[0])
@@ -138,6 +152,9 @@ def _write(args: argparse.Namespace) -> int:
         print(table.to_text(terminal_width()))
     for problem in done.skipped:
         print(f"skipped: {problem}", file=sys.stderr)
+    if done.n_skipped > len(done.skipped):
+        print(f"skipped: ... and {done.n_skipped - len(done.skipped)} more rows "
+              f"({done.n_skipped} in all)", file=sys.stderr)
     print(f"\nResults: {done.paths['results.json']}\nReport:  {done.paths['report.html']}")
     return 0
 

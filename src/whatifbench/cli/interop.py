@@ -8,6 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 
@@ -15,6 +17,17 @@ from whatifbench.errors import WhatifError
 @register("exporter", "hf")
 class HfExporter:
     """Hugging Face datasets folder: Parquet shards with Image features + dataset card."""
+
+    suites = None
+    """Every suite."""
+
+    @staticmethod
+    def read_back(export: Path, dataset: Dataset, work: Path) -> list[Item]:
+        """The folder imported again (``whatif import hf``)."""
+        from whatifbench.integrations.hf_datasets import import_hf
+
+        import_hf(export, work)
+        return list(load_dataset(work).items)
 
     @staticmethod
     def add_arguments(parser: argparse._ActionsContainer) -> None:
@@ -58,6 +71,17 @@ class HfImporter:
 class LmmsEvalExporter:
     """lmms-eval task folder: task YAML, plain utils.py, the data as a Hugging Face folder."""
 
+    suites = None
+    """Every suite."""
+
+    @staticmethod
+    def read_back(export: Path, dataset: Dataset, work: Path) -> list[Item]:
+        """The task's data (its Hugging Face folder) imported again."""
+        from whatifbench.integrations.hf_datasets import import_hf
+
+        import_hf(export / "hf", work)
+        return list(load_dataset(work).items)
+
     @staticmethod
     def add_arguments(parser: argparse._ActionsContainer) -> None:
         """``--task`` and ``--dataset-path``."""
@@ -84,6 +108,16 @@ class LmmsEvalExporter:
 @register("exporter", "vlmevalkit")
 class VlmevalkitExporter:
     """VLMEvalKit custom multiple-choice TSV (base64 images, options A-D, pair columns)."""
+
+    suites = None
+    """Every suite (its multiple-choice items; free text is refused with a reason)."""
+
+    @staticmethod
+    def read_back(export: Path, dataset: Dataset, work: Path) -> list[Item]:
+        """The TSV's rows as items (question, options, answer, pair columns; no images)."""
+        from whatifbench.integrations.vlmevalkit import read_vlmevalkit
+
+        return read_vlmevalkit(export)
 
     @staticmethod
     def add_arguments(parser: argparse._ActionsContainer) -> None:

@@ -50,8 +50,33 @@ class SafeStream:
         self._stream.write(terminal_safe(redact(text)))
         return len(text)
 
+    def write_unredacted(self, text: str) -> None:
+        """Write cleaned text whose credentials are the user's to see (an access link printed to
+        their own terminal: ``print_to_terminal``)."""
+        self._stream.write(terminal_safe(text))
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def to_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` (or the stream a ``SafeStream`` wraps) is a terminal."""
+    inner = stream._stream if isinstance(stream, SafeStream) else stream
+    try:
+        return bool(inner.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def print_to_terminal(text: str, stream: TextIO) -> None:
+    """Print ``text`` (a line holding a secret meant for the user, such as an access link)
+    without redaction, cleaned of control sequences; the caller checks ``to_terminal`` first,
+    so the secret reaches no log file or pipe."""
+    if isinstance(stream, SafeStream):
+        stream.write_unredacted(text + "\n")
+    else:
+        stream.write(terminal_safe(text) + "\n")
+    stream.flush()
 
 
 @contextlib.contextmanager

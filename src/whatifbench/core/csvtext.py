@@ -2,8 +2,9 @@
 
 **Quoting.** Python's ``csv.writer`` with ``lineterminator="\\n"`` leaves a lone carriage return
 inside a cell unquoted, so the file no longer reads back (the cell splits the row). Here a cell
-is quoted when it holds a comma, a double quote, ``\\r`` or ``\\n``, and otherwise written as is:
-for cells without ``\\r`` the bytes are exactly those of ``csv.writer`` (release-format exports
+is quoted when it holds a comma, a double quote, ``\\r`` or ``\\n`` (or U+2028, U+2029, U+0085,
+which line readers built on ``str.splitlines`` take for line ends), and otherwise written as is:
+for cells without those the bytes are exactly those of ``csv.writer`` (release-format exports
 stay byte-faithful), and every cell reads back unchanged.
 
 **Spreadsheet formula injection.** A cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a
@@ -21,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula (OWASP's list)."""
-_SPECIAL = (",", '"', "\r", "\n")
+_SPECIAL = (",", '"', "\r", "\n", "\u2028", "\u2029", "\u0085")
 _FORMULA = re.compile("'*[" + re.escape("".join(FORMULA_START)) + "]")
 
 

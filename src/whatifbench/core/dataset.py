@@ -16,7 +16,7 @@ from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.images import Inside, inspect_image
 from whatifbench.core.integrity import image_files, integrity_problems
 from whatifbench.core.item import REPEATABLE_ROLES, Item, item_from_json
-from whatifbench.core.jsonfile import loads, lone_surrogate
+from whatifbench.core.jsonfile import jsonl_lines, loads, lone_surrogate
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.errors import WhatifError
 
@@ -181,9 +181,7 @@ def _parse_items(text: str, items_path: Path) -> tuple[list[Item], dict[str, int
     problems: list[str] = []
     items: list[Item] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for lineno, line in jsonl_lines(text):
         where = f"{items_path}:{lineno}"
         try:
             obj = loads(line)
@@ -373,9 +371,7 @@ def jsonl_records(path: Path, text: str, hint: str = "each line must hold one JS
     The first line that is not JSON (nested too deeply included) or holds a lone surrogate raises
     ``WhatifError`` naming the file and line; ``hint`` says what a line should hold.
     """
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for lineno, line in jsonl_lines(text):
         try:
             obj = loads(line)
         except json.JSONDecodeError as exc:

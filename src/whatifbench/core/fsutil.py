@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.jsonfile import escape_separators
 from whatifbench.errors import WhatifError
 
 
@@ -30,8 +31,10 @@ def sha256_file(path: Path) -> str:
 
 
 def dumps(obj: Any) -> str:
-    """Canonical JSON used for every file we write: UTF-8 text, sorted nothing, no NaN."""
-    return json.dumps(obj, ensure_ascii=False, allow_nan=False)
+    """Canonical JSON used for every file we write: UTF-8 text, sorted nothing, no NaN, and
+    U+2028, U+2029, U+0085 escaped, so a JSON Lines record stays one line for every reader
+    (``core.jsonfile.escape_separators``)."""
+    return escape_separators(json.dumps(obj, ensure_ascii=False, allow_nan=False))
 
 
 def finite_json(value: Any) -> Any:

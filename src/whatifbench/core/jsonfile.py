@@ -1,11 +1,17 @@
 """Read a file of JSON records in any of the shapes releases use: one record per line (JSON
 Lines), pretty-printed records one after another, a JSON array of records, or one record; and
-``loads``, the JSON parser for every file a user gives us (deep nesting refused)."""
+``loads``, the JSON parser for every file a user gives us (deep nesting refused).
+
+JSON Lines are split at ``\n`` only (``jsonl_lines``), never with ``str.splitlines``, which also
+breaks at U+2028, U+2029, U+0085 and other characters that JSON strings may hold raw; the JSON we
+write escapes those three (``escape_separators``), so other tools' line readers keep a record
+whole too."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +21,30 @@ _RECORD_START = re.compile(r"\n[ \t]*\{")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
+SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+"""Characters that ``str.splitlines`` (and JavaScript, for the first two) treat as line ends, but
+JSON allows raw inside strings; we write them escaped."""
 MAX_DEPTH = 100
 """Deepest nesting of arrays and objects we read. Python's parser fails with a RecursionError
 near 1000 levels, and writing or walking a value recurses too; our own files nest a few levels."""
+
+
+def escape_separators(text: str) -> str:
+    """JSON ``text`` with U+2028, U+2029 and U+0085 written as ``\\u`` escapes: the same JSON
+    value, on one line for every line reader. (These characters can only occur inside JSON
+    strings, where the escape means the same character.)"""
+    for raw, escaped in SEPARATORS.items():
+        if raw in text:
+            text = text.replace(raw, escaped)
+    return text
+
+
+def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of each line of JSON Lines ``text``, split at ``\n`` only (a
+    ``\r`` before it is dropped); blank lines are left out but counted."""
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            yield lineno, line.removesuffix("\r")
 
 
 def too_deep(text: str) -> int | None:
@@ -50,6 +77,10 @@ def loads(text: str) -> Any:
         return json.loads(text)
     except RecursionError:
         raise nested_error(text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise json.JSONDecodeError(str(exc), text, 0) from None
 
 
 def lone_surrogate(line: str, obj: Any) -> str | None:

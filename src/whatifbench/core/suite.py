@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice, letter_for
+from whatifbench.core.contract import SuiteContract
 from whatifbench.core.decoding import Decoding
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import COT_SUFFIX, Protocol
@@ -84,11 +85,12 @@ class Sample:
         return dict(self.__dict__)
 
 
-class Suite(ABC):
+class Suite(SuiteContract, ABC):
     """Base class of a benchmark's protocol; subclasses register with ``@register("suite", …)``.
 
     The defaults handle multiple-choice items whose options are listed as letters; suites
-    override what differs (prompts, parsers, metrics, tables).
+    override what differs (prompts, parsers, metrics, tables, and the contract's hooks:
+    ``core.contract.SuiteContract``).
     """
 
     name = "suite"
@@ -249,3 +251,16 @@ def _lists_options(item: Item) -> bool:
     """True when the question text already lists lettered options (C-VQA-Synthetic style)."""
     return all(f"{letter_for(i)}:" in item.question or f"({letter_for(i)})" in item.question
                for i in range(len(item.choices)))
+
+
+def suite_for(name: str) -> Suite:
+    """The registered suite named ``name`` (a dataset's ``card.suite``), one instance each."""
+    found = _SUITES.get(name)
+    if found is None:
+        from whatifbench.core.registry import lookup
+
+        found = _SUITES[name] = lookup("suite", name).obj()
+    return found
+
+
+_SUITES: dict[str, Suite] = {}

@@ -1,14 +1,15 @@
 """The public API behind ``whatif human``: serve the app, import a crowd sheet, export the
-app's answers as a run folder, and write MuCR explanations as extra judge references."""
+app's answers as a run folder, and write free-text answers as extra judge references."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, DatasetWriter
 from whatifbench.core.outputs import PathLike, check_output
+from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.human.records import Answer, Settings, check_name
 from whatifbench.human.results import human_runs
@@ -17,7 +18,6 @@ from whatifbench.human.sheet import read_sheet
 from whatifbench.human.store import HumanStore, store_path
 from whatifbench.report.render import write_outputs
 from whatifbench.runner.results import RunResult
-from whatifbench.suites.mucr.explanations import PARTS, split_explanations
 
 
 def serve(dataset: Dataset, settings: Settings, host: str | None = None, port: int = 0,
@@ -36,7 +36,11 @@ def stored_answers(dataset: Dataset, store: PathLike | None = None,
             f"No answers were collected for {dataset.root} (items sha256 "
             f"{dataset.items_sha256[:12]}…): {path} does not exist. Collect some with 'whatif "
             "human serve', or pass --store if they were kept elsewhere.")
-    answers = HumanStore(dataset, None, path).answers()
+    kept = HumanStore(dataset, None, path, readonly=True)  # a read-only file can be exported
+    try:
+        answers = kept.answers()
+    finally:
+        kept.close()
     wanted = {check_name(n) for n in annotators}
     if wanted:
         missing = wanted - {a.annotator for a in answers}
@@ -55,7 +59,9 @@ class Written:
     paths: dict[str, Path]
     """``results.json``, ``report.html`` ... as written."""
     skipped: tuple[str, ...] = ()
-    """Sheet rows that were skipped (``--skip-invalid``)."""
+    """The first sheet rows that were skipped (``--skip-invalid``), with their problem."""
+    n_skipped: int = 0
+    """How many sheet rows were skipped in all."""
 
 
 def export_runs(dataset: Dataset, out: PathLike, *, store: PathLike | None = None,
@@ -75,36 +81,29 @@ def import_sheet(dataset: Dataset, sheet: PathLike, out: PathLike, *, skip_inval
     check_output(out, inputs, overwrite, kind="run")
     found = read_sheet(Path(sheet), dataset, skip_invalid)
     runs = human_runs(dataset, found.answers, {"source": "sheet", "file": Path(sheet).name})
-    return Written(runs, write_outputs(out, runs, overwrite, inputs), found.skipped)
+    return Written(runs, write_outputs(out, runs, overwrite, inputs), found.skipped,
+                   found.n_skipped)
 
 
 def write_references(dataset: Dataset, answers: Sequence[Answer], out: PathLike,
                      overwrite: bool = False) -> int:
-    """A copy of a MuCR dataset whose Exp items carry the annotators' explanations as extra
-    references (``meta["references"]``, one list per part: cause, effect, link), for the judge;
-    returns how many explanations were added. The input dataset is not changed."""
-    by_item: dict[str, list[Answer]] = {}
+    """A copy of ``dataset`` whose free-text items carry the annotators' answers as extra
+    references for the judge, as the suite adds them (``Suite.with_references``; MuCR: one list
+    per part of an explanation); returns how many were added. The input is not changed."""
+    suite = suite_for(dataset.suite)
+    by_item: dict[str, list[str]] = {}
     for a in answers:
         if a.reply and not a.unsure:
-            by_item.setdefault(a.item_id, []).append(a)
+            by_item.setdefault(a.item_id, []).append(a.reply)
+    if not any(i.kind == "text" for i in dataset.items):
+        raise WhatifError(f"{dataset.root} has no free-text items; there are no answers to add "
+                          "as the judge's references.")
     added = 0
     items = []
     for item in dataset.items:
-        refs = item.meta.get("references")
-        if item.kind != "text" or not isinstance(refs, list) or len(refs) != len(PARTS):
-            items.append(item)
-            continue
-        merged = [list(r) for r in refs]
-        for a in by_item.get(item.id, []):
-            parts = split_explanations(a.reply).parts
-            for k, text in enumerate(parts):
-                if text and text not in merged[k]:
-                    merged[k].append(text)
-                    added += 1
-        items.append(replace(item, meta={**item.meta, "references": merged}))
-    if not any(i.kind == "text" for i in dataset.items):
-        raise WhatifError(f"{dataset.root} has no free-text (MuCR Exp) items; there are no "
-                          "explanations to add as references.")
+        found, n = suite.with_references(item, by_item.get(item.id, []))
+        items.append(found)
+        added += n
     card = dataset.card
     with DatasetWriter(Path(out), overwrite, inputs=[dataset.root]) as writer:
         for rel in sorted({p for i in items for p in i.images}):

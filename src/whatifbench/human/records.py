@@ -10,13 +10,24 @@ from whatifbench.errors import WhatifError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 """An annotator's name: a letter or digit, then up to 63 letters, digits, ``_ . @ -``."""
+SHOWN = 60
+"""Longest value echoed in a message (longer ones are cut, with their length)."""
+
+
+def shown(value: object) -> str:
+    """``value`` as a message shows it: its ``repr``, cut after ``SHOWN`` characters of text
+    with the full length said (a 10,000-character name is not echoed whole)."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= SHOWN:
+        return repr(value)
+    return f"{text[:SHOWN]!r}… ({len(text):,} characters)"
 
 
 def check_name(name: str, where: str = "--annotator") -> str:
     """``name`` if it is a valid annotator name, else a ``WhatifError`` saying what is allowed."""
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise WhatifError(
-            f"{where} {name!r} is not a usable annotator name; use 1 to 64 letters, digits, "
+            f"{where} {shown(name)} is not a usable annotator name; use 1 to 64 letters, digits, "
             "'_', '.', '@' or '-', starting with a letter or digit (a pseudonym such as a01 "
             "keeps people's names out of the results).")
     return name

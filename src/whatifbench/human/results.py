@@ -24,6 +24,7 @@ from whatifbench.human.present import PROTOCOL
 from whatifbench.human.records import Answer
 from whatifbench.integrations.replay import ReplayBackend, replay
 from whatifbench.runner.results import RunResult
+from whatifbench.runner.store import RunStore
 
 MAJORITY = "human:majority"
 """The backend spec of the majority row (its display name is ``human (majority)``)."""
@@ -40,9 +41,14 @@ def human_runs(dataset: Dataset, answers: Sequence[Answer], source: dict[str, An
     by_name: dict[str, dict[str, Answer]] = {}
     for a in answers:
         by_name.setdefault(a.annotator, {})[a.item_id] = a
-    runs = [_annotator_run(dataset, name, mine, source, store) for name, mine in by_name.items()]
-    if len(runs) >= 2:
-        runs.append(_majority_run(dataset, runs, source, store))
+    run_store = RunStore(store)  # one connection for every annotator's replay
+    try:
+        runs = [_annotator_run(dataset, name, mine, source, run_store)
+                for name, mine in by_name.items()]
+        if len(runs) >= 2:
+            runs.append(_majority_run(dataset, runs, source, run_store))
+    finally:
+        run_store.close()
     return runs
 
 
@@ -61,7 +67,7 @@ def _seconds(values: Sequence[float | None]) -> dict[str, float | None]:
 
 
 def _annotator_run(dataset: Dataset, name: str, mine: dict[str, Answer], source: dict[str, Any],
-                   store: str | Path | None) -> RunResult:
+                   store: RunStore) -> RunResult:
     replies = {item_id: a.reply for item_id, a in mine.items()}
     run = replay(dataset, _backend(f"human:{name}", replies), {**source, "annotator": name},
                  store, protocol=PROTOCOL)
@@ -144,7 +150,7 @@ def agreement(items: dict[str, Item], votes: Votes) -> dict[str, Any]:
 
 
 def _majority_run(dataset: Dataset, runs: Sequence[RunResult], source: dict[str, Any],
-                  store: str | Path | None) -> RunResult:
+                  store: RunStore) -> RunResult:
     """The most frequent answer of each item (a tie, or no readable answer: no answer); free-text
     items have no majority and are left out."""
     items = {i.id: i for i in dataset.items}

@@ -194,7 +194,7 @@ def _card(path: Path, suite: str | None) -> Card:
             raise WhatifError(
                 f"No whatifbench dataset card (README.md with a '{CARD_KEY}' section) was found "
                 f"at {path}; pass the folder that holds README.md, or name the suite with "
-                "--suite (e.g. --suite cvqa-synthetic)."
+                "--suite (one of 'whatif suites')."
             )
         return Card(name=path.stem, suite=suite, version="", generator={"name": "import:hf"},
                     seed=None)

@@ -47,23 +47,25 @@ class ReplayBackend(Backend):
 
 
 def replay(dataset: Dataset, backend: ReplayBackend, source: dict[str, Any],
-           store: str | Path | None = None, max_new_tokens: int | None = None,
+           store: str | Path | RunStore | None = None, max_new_tokens: int | None = None,
            protocol: Protocol | None = None) -> RunResult:
     """Evaluate the dataset's recorded items with ``backend``; ``source`` (the tool, file, task,
     model ...) is added to the run spec. Replies and judge calls (MuCR's explanations) go
     through the run store as in ``whatif run`` (``store``, default ``$WHATIF_HOME``'s), so a
-    repeated import makes no judge calls. ``protocol`` is how the replies were asked for
-    (default: ``GENERATE`` with ``max_new_tokens``)."""
+    repeated import makes no judge calls; an open ``RunStore`` is used and left open (many
+    replays in a row). ``protocol`` is how the replies were asked for (default: ``GENERATE``
+    with ``max_new_tokens``)."""
     chosen = tuple(item for item in dataset.items if item.id in backend.replies)
     if not chosen:
         raise WhatifError(f"None of the recorded replies belong to items of {dataset.root}.")
     subset = replace(dataset, items=chosen)
     protocol = protocol or replace(GENERATE, max_new_tokens=max_new_tokens)
-    run_store = RunStore(store)
+    run_store = store if isinstance(store, RunStore) else RunStore(store)
     try:
         result = evaluate(subset, backend, protocol, run_store, RunOptions(progress=False))
     finally:
-        run_store.close()
+        if run_store is not store:
+            run_store.close()
     spec = {**result.spec, "source": secrets.redact_value(source)}
     spec["selection"] = {**spec.get("selection", {}), "items": len(chosen),
                          "of": len(dataset.items)}

@@ -81,3 +81,26 @@ def export_vlmevalkit(dataset: str | Path | Dataset, out: str | Path, overwrite:
     writer.writerows(body)
     write_output_file(out, buffer.getvalue().encode("utf-8"), overwrite, inputs=(data.root,))
     return len(body)
+
+
+def read_vlmevalkit(path: str | Path) -> list[Item]:
+    """The rows of a TSV written by ``export_vlmevalkit`` as items (question, options, the
+    answer letter's option, group and our pair columns; images are left out): what a
+    VLMEvalKit run of it poses, for checking an export or reading one back."""
+    csv.field_size_limit(1 << 30)  # base64 images
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t")
+        letters = [c for c in reader.fieldnames or () if len(c) == 1 and c.isupper()]
+        items = []
+        for line, row in enumerate(reader, start=2):
+            choices = tuple(row[x] for x in letters if row.get(x))
+            answer = row.get("answer", "")
+            if answer not in letters[:len(choices)]:
+                raise WhatifError(f"{path}:{line}: the answer {answer!r} names no option; the "
+                                  "file is not a TSV written by 'whatif export --format "
+                                  "vlmevalkit'.")
+            items.append(Item(row["item_id"], (), row["question"], "choice",
+                              choices[letters.index(answer)], choices,
+                              row.get("pair_id") or None, row.get("role") or None,
+                              row.get("category") or None))
+    return items

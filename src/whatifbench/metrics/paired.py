@@ -57,18 +57,20 @@ def paired_metrics(
     first, second = (table.by_role[r] for r in roles)
     hits1, hits2 = sum(bool(s.correct) for s in first), sum(bool(s.correct) for s in second)
     acc1, acc2 = percent(hits1, len(first)), percent(hits2, len(second))
-    exact = (100.0 * hits1 / len(first) if first else 0.0) - (
-        100.0 * hits2 / len(second) if second else 0.0)  # not from the rounded accuracies
+    # not from the rounded accuracies; none unless both roles were answered
+    exact = (100.0 * hits1 / len(first) - 100.0 * hits2 / len(second)
+             if first and second else None)
     both = table.first & table.second
     all_samples = first + second
     out: dict[str, Any] = {
         names[0]: acc1,
         names[1]: acc2,
-        "drop": round(exact, 2),
+        "drop": None if exact is None else round(exact, 2),
         "pair_accuracy": percent(int(both.sum()), len(both)),
         "unparsed": percent(sum(s.unparsed for s in all_samples), len(all_samples)),
         "n_pairs": len(both),
         "n_items": len(all_samples),
+        "n_by_role": {roles[0]: len(first), roles[1]: len(second)},
         "n_unparsed": sum(s.unparsed for s in all_samples),
         "n_errors": sum(s.error is not None for s in all_samples),
     }
@@ -118,7 +120,7 @@ def compare(a: Sequence[bool], b: Sequence[bool], units: Sequence[str]) -> dict[
     return {
         "n_items": n, "n_units": len(index),
         "accuracy_a": percent(int(x.sum()), n), "accuracy_b": percent(int(y.sum()), n),
-        "difference": round(100.0 * (int(x.sum()) - int(y.sum())) / n, 2) if n else 0.0,
+        "difference": round(100.0 * (int(x.sum()) - int(y.sum())) / n, 2) if n else None,
         "ci95": list(ci),
         "a_only": only_a, "b_only": only_b,
         "mcnemar_p": recorded_p(mcnemar_exact(only_a, only_b)),

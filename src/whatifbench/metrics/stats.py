@@ -42,9 +42,10 @@ def no_intervals() -> Iterator[None]:
         _INTERVALS.reset(token)
 
 
-def percent(hits: int, total: int) -> float:
-    """``100 * hits / total`` rounded to 2 decimals (0.0 for an empty total)."""
-    return round(100.0 * hits / total, 2) if total else 0.0
+def percent(hits: int, total: int) -> float | None:
+    """``100 * hits / total`` rounded to 2 decimals; ``None`` for an empty total (a share of
+    nothing is no number, never 0)."""
+    return round(100.0 * hits / total, 2) if total else None
 
 
 def wilson_ci(hits: int, total: int, z: float = 1.959964) -> tuple[float, float]:

@@ -11,23 +11,22 @@ from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
 from whatifbench.secrets import SECRET_WORDS
 
-SCENE_GENERATORS = {"cvqa-synthetic": "cvqa-synthetic", "cfmm-synthetic": "cfmm",
-                    "mucr-synthetic": "mucr"}
-"""The generators whose pictures whatifbench's scene engine draws (with ground-truth scenes in
-their items), and the suite of each: what scene readers and oracle perception can see."""
-
 
 def scene_generators_reason(suite: str, generator: str | None) -> str | None:
-    """``None`` when a dataset of ``suite`` made by ``generator`` was drawn by our scene engine
-    (an unknown ``generator`` is judged by the suite alone); else why not."""
-    if generator is None and suite in SCENE_GENERATORS.values():
+    """``None`` when a dataset of ``suite`` made by ``generator`` shows pictures drawn by our
+    scene engine (the suite's ``scene_generators``; with no generator recorded, any dataset of
+    a suite that has them); else why not."""
+    from whatifbench.core.registry import listing
+    from whatifbench.core.suite import suite_for
+
+    drawn = suite_for(suite).scene_generators
+    if drawn and (generator is None or generator in drawn):
         return None
-    if generator is not None and SCENE_GENERATORS.get(generator) == suite:
-        return None
+    every = sorted({g for s in listing("suite") for g in suite_for(s.name).scene_generators})
     made = f"was made by {generator or 'an unnamed generator'}" if generator is not None \
         else "is not one of them"
     return (f"it reads only pictures drawn by whatifbench's scene generators "
-            f"({', '.join(SCENE_GENERATORS)}), and this {suite} dataset {made}")
+            f"({', '.join(every)}), and this {suite} dataset {made}")
 
 
 def is_secret(name: str) -> bool:

@@ -2,10 +2,13 @@
 clients cannot exhaust (``Limits``): at most ``max_connections`` are served at once (one more is
 closed at once), a connection idle for ``idle_s`` is closed, every connection ends ``deadline_s``
 after it opened (a slow drip cannot hold a slot), and a client that goes away mid-reply is not
-reported."""
+reported. No reply may be shown inside another site's frame (``X-Frame-Options: DENY`` and
+``frame-ancestors 'none'``: no clickjacking of the annotation app's keys). An IPv6 host
+(``::1``) listens on IPv6; a port or host that cannot be used is one sentence naming which."""
 
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import threading
@@ -45,12 +48,16 @@ class BoundedServer(ThreadingHTTPServer):
                  limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
         self._slots = threading.BoundedSemaphore(limits.max_connections)
+        host, port = address
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+            raise WhatifError(f"{port!r} is not a port: ports are 0 to 65535; leave --port out "
+                              "for a free one.")
+        if ":" in host:
+            self.address_family = socket.AF_INET6
         try:
             super().__init__(address, handler)
         except OSError as exc:
-            raise WhatifError(f"Cannot listen on {address[0]}:{address[1]} "
-                              f"({exc.strerror or exc}); pass another --port, or none for a "
-                              "free one.") from None
+            raise listen_error(host, port, exc) from None
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Serve in a thread while a slot is free; close the connection otherwise."""
@@ -78,6 +85,21 @@ class BoundedServer(ThreadingHTTPServer):
         """Quiet when the client went away or stalled; the usual report otherwise."""
         if not isinstance(sys.exc_info()[1], QUIET):
             super().handle_error(request, client_address)
+
+
+def listen_error(host: str, port: int, exc: OSError) -> WhatifError:
+    """Why the server cannot listen on ``host:port``, and which option to change."""
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        return WhatifError(f"Cannot listen on {shown} ({why}): another program uses that port; "
+                           "pass another --port, or none for a free one.")
+    if exc.errno == errno.EACCES:
+        return WhatifError(f"Cannot listen on {shown} ({why}): ports below 1024 need "
+                           "privileges; pass --port above 1023, or none for a free one.")
+    return WhatifError(f"Cannot listen on {shown} ({why}): {host} is not an address of this "
+                       "machine that can be listened on; pass --host with one of its addresses "
+                       "(or leave it out for 127.0.0.1).")
 
 
 def _cut(connection: socket.socket) -> None:
@@ -114,6 +136,8 @@ class QuietHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy", "frame-ancestors 'none'")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Cache-Control", "private, max-age=3600" if cache else "no-store")
         self.end_headers()

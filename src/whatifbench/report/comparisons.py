@@ -10,6 +10,7 @@ writes it for ``results.json`` (``comparisons_json``), the tables and the explor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -21,9 +22,16 @@ from typing import Any
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import compare
 from whatifbench.metrics.stats import holm, recorded_p, shared_resamples
-from whatifbench.report.labels import dataset_key, is_human, run_labels, shown_together
+from whatifbench.report.labels import (
+    dataset_key,
+    is_human,
+    model_name,
+    run_labels,
+    shown_together,
+)
+from whatifbench.report.memo import remembered
 from whatifbench.report.table import SIGNIFICANT, Cell, Table, signed
-from whatifbench.runner.ablation import ablation_of
+from whatifbench.runner.ablation import ablation_checked, ablation_of
 from whatifbench.runner.results import RunResult
 
 SLICE_KEYS = ("role", "group", "category", "style", "template", "rung", "task_type",
@@ -102,11 +110,22 @@ def compare_two(a: dict[str, bool], b: dict[str, bool], layout: Layout
                 ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """Overall and per-slice comparison of two runs' outcomes (``scored``) on the items both
     scored (``None`` when they share none). A key with a single value over those items is left
-    out, and so is a slice with the same items as one before it."""
+    out, and so is a slice with the same items as one before it. Remembered on disk
+    (``report.memo``): a report of runs compared before reads the figures back."""
     common = [i for i in a if i in b]
     if not common:
         return None
+    key = hashlib.sha256(json.dumps(
+        [[(i, a[i], b[i], layout.unit[i], layout.slices[i]) for i in common]]).encode())
+    found: tuple[dict[str, Any], list[dict[str, Any]]] = remembered(
+        "compare", key.hexdigest(), lambda: _compare_two(a, b, layout, common),
+        list, lambda v: (v[0], v[1]))
+    return found
 
+
+def _compare_two(a: dict[str, bool], b: dict[str, bool], layout: Layout,
+                 common: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``compare_two`` computed."""
     def stats(ids: Sequence[str]) -> dict[str, Any]:
         return compare([a[i] for i in ids], [b[i] for i in ids], [layout.unit[i] for i in ids])
 
@@ -148,11 +167,26 @@ def compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
 
 
 def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
-    found = []
+    """``compare_runs`` of the runs' outcomes, remembered on disk (``report.memo``) under one
+    digest of every item's unit, slices and outcome per run."""
     layout = layout_of(runs)
     outcomes = [scored(r.samples) for r in runs]
+    digest = hashlib.sha256()
+    for i, unit in layout.unit.items():
+        digest.update(f"{i}\x1f{unit}\x1f{layout.slices[i]}\x1e".encode())
+    for outcome in outcomes:
+        digest.update("".join(f"{i}\x1f{int(c)}\x1e" for i, c in outcome.items()).encode())
+        digest.update(b"\x1d")
+    return remembered("compared", digest.hexdigest(),
+                      lambda: _compute_compared(layout, outcomes),
+                      lambda found: [[c.a, c.b, c.overall, c.slices] for c in found],
+                      lambda value: [Compared(*c) for c in value])
+
+
+def _compute_compared(layout: Layout, outcomes: list[dict[str, bool]]) -> list[Compared]:
+    found = []
     with shared_resamples():  # the comparisons resample the same pairs
-        for i, j in combinations(range(len(runs)), 2):
+        for i, j in combinations(range(len(outcomes)), 2):
             result = compare_two(outcomes[i], outcomes[j], layout)
             if result is not None:
                 found.append((i, j, *result))
@@ -182,7 +216,8 @@ def gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
 def _gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
     full = {same_model(r): k for k, r in enumerate(runs) if ablation_of(r.spec) is None}
     pairs = [(full[same_model(r)], k) for k, r in enumerate(runs)
-             if ablation_of(r.spec) is not None and same_model(r) in full]
+             if ablation_of(r.spec) is not None and ablation_checked(r.spec)
+             and same_model(r) in full]
     layout = layout_of([runs[k] for pair in pairs for k in pair])
     found = []
     with shared_resamples():
@@ -253,7 +288,9 @@ NOTE = ("Accuracy in % on the items both runs scored; A − B in points with a 9
 GAIN_NOTE = ("Gain = accuracy with the images − accuracy with them ablated (blank: mid-grey; "
              "shuffled: another pair's; none: no image), in points, on the items both runs "
              "scored; 95% paired bootstrap interval over pairs; p = exact McNemar test, Holm "
-             "over the gains (* < 0.05). A gain near 0: the score did not need the image.")
+             "over the gains (* < 0.05). A gain near 0: the score did not need the image (every "
+             "gain shown is of a run whose model was checked to read the pixels the ablation "
+             "takes away).")
 
 
 def comparison_tables(runs: Sequence[RunResult], slices: bool = True) -> list[Table]:
@@ -277,6 +314,16 @@ def comparison_tables(runs: Sequence[RunResult], slices: bool = True) -> list[Ta
                              notes=(NOTE.replace("of this table", "of this table (every pair "
                                                  "of runs × slice)"),)))
     gained = gains(runs)
+    unchecked = [r for r in runs if ablation_of(r.spec) is not None
+                 and not ablation_checked(r.spec)]
+    if unchecked:
+        out.append(Table(f"Multimodal gain: {name} (not shown)", ("model", "ablation"),
+                         tuple((model_name(r), f"image: {ablation_of(r.spec)}")
+                               for r in unchecked),
+                         notes=(("These ablated runs were made before whatifbench checked that "
+                                 "an ablation applies to the model (reference models and oracle "
+                                 "perception never read the pixels); their gain is not shown and "
+                                 "says nothing about the image. Run them again."),)))
     if gained:
         rows = tuple((labels[f], f"image: {ablation_of(runs[k].spec)}", *_row_cells(c))
                      for f, k, c in gained)

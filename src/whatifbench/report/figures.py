@@ -1,6 +1,7 @@
-"""The papers' kinds of figures as data: per suite, bars of accuracy per group with 95 % interval
-whiskers for each model (C-VQA groups and the change Δ per group, CFMM categories, MuCR metrics,
-categories and styles, CELLO rungs, tasks, graph types and distractor kinds).
+"""The papers' kinds of figures as data: bars of accuracy per group with 95 % interval whiskers
+for each model. Each suite says which figures it draws (``Suite.figures``, built from the pieces
+here: paired original/counterfactual bars with the change Δ, one panel per model, one bar per
+model); this module names no suite.
 
 A ``FigureSpec`` holds only numbers and labels; ``report.draw`` turns it into SVG (memoised),
 PDF or PNG, so nothing here imports matplotlib.
@@ -12,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from whatifbench.metrics.stats import wilson_ci, wilson_of_percent
-from whatifbench.report.labels import labeller, shown_together
+from whatifbench.metrics.stats import wilson_of_percent
+from whatifbench.report.labels import is_human, labeller, shown_together
 from whatifbench.report.table import interval, negated
 from whatifbench.runner.results import RunResult
 
@@ -60,17 +61,17 @@ class FigureSpec:
     """Fixed y range (``None``: fit the data, with a zero line)."""
 
 
-def _wilson(entry: dict[str, Any] | None) -> Interval:
+def wilson_entry(entry: dict[str, Any] | None) -> Interval:
     if not entry or entry.get("n") in (None, 0) or entry.get("accuracy") is None:
         return None
     return wilson_of_percent(entry["accuracy"], int(entry["n"]))
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
 
 
-def _paired(runs: Sequence[RunResult], group_labels: dict[str, str],
+def paired_figures(runs: Sequence[RunResult], group_labels: dict[str, str],
             order: Sequence[str]) -> list[FigureSpec]:
     """C-VQA: original vs counterfactual per group for each model; Δ per group."""
     label = labeller(runs)
@@ -96,16 +97,16 @@ def _paired(runs: Sequence[RunResult], group_labels: dict[str, str],
             tuple(negated(interval(b.get("ci95", {}).get("drop"))) for b in blocks)))
     suite, dataset = runs[0].suite, runs[0].dataset
     return [
-        FigureSpec(f"{suite}-{_slug(dataset)}-accuracy-by-group",
+        FigureSpec(f"{suite}-{slug(dataset)}-accuracy-by-group",
                    f"{dataset}: original vs counterfactual accuracy by group",
                    "accuracy (%)", tuple(panels)),
-        FigureSpec(f"{suite}-{_slug(dataset)}-change-by-group",
+        FigureSpec(f"{suite}-{slug(dataset)}-change-by-group",
                    f"{dataset}: change Δ = counterfactual − original by group",
                    "Δ accuracy (points)", (Panel("", names, tuple(deltas)),), None),
     ]
 
 
-def _per_run(runs: Sequence[RunResult], name: str, title: str, ylabel: str,
+def per_run(runs: Sequence[RunResult], name: str, title: str, ylabel: str,
              categories: Sequence[str], metrics: Sequence[tuple[str, str]],
              block: Callable[[RunResult, str], dict[str, Any]]) -> FigureSpec:
     """One panel per model; categories along x; one bar per metric."""
@@ -120,7 +121,7 @@ def _per_run(runs: Sequence[RunResult], name: str, title: str, ylabel: str,
     return FigureSpec(name, title, ylabel, tuple(panels))
 
 
-def _per_model(runs: Sequence[RunResult], name: str, title: str, ylabel: str,
+def per_model(runs: Sequence[RunResult], name: str, title: str, ylabel: str,
                categories: Sequence[str], labels: Sequence[str],
                cell: Callable[[RunResult, str], tuple[float | None, Interval]]) -> FigureSpec:
     """One panel; categories along x; one bar per model."""
@@ -132,94 +133,59 @@ def _per_model(runs: Sequence[RunResult], name: str, title: str, ylabel: str,
     return FigureSpec(name, title, ylabel, (Panel("", tuple(labels), tuple(series)),))
 
 
-def _keys(runs: Sequence[RunResult], field: str) -> list[str]:
+def metric_keys(runs: Sequence[RunResult], field: str) -> list[str]:
     return list(dict.fromkeys(k for r in runs for k in r.metrics.get(field, {})))
 
 
-def _slice(field: str) -> Callable[[RunResult, str], dict[str, Any]]:
+def metric_block(field: str) -> Callable[[RunResult, str], dict[str, Any]]:
     """``metrics[field][key]`` of a run (empty when absent)."""
     return lambda r, key: r.metrics.get(field, {}).get(key, {})
 
 
-def _accuracy(field: str) -> Callable[[RunResult, str], tuple[float | None, Interval]]:
+def accuracy_cell(field: str) -> Callable[[RunResult, str], tuple[float | None, Interval]]:
     """CELLO: ``metrics[field][key]``'s accuracy and its Wilson interval."""
     def cell(r: RunResult, key: str) -> tuple[float | None, Interval]:
         entry = r.metrics.get(field, {}).get(key)
-        return (entry or {}).get("accuracy"), _wilson(entry)
+        return (entry or {}).get("accuracy"), wilson_entry(entry)
     return cell
 
 
-def _cfmm(runs: Sequence[RunResult]) -> list[FigureSpec]:
-    cats = _keys(runs, "by_category")
-    d = _slug(runs[0].dataset)
-    return [_per_run(runs, f"cfmm-{d}-accuracy-by-category",
-                     f"{runs[0].dataset}: accuracy by category", "accuracy (%)", cats,
-                     (("acc_b", "acc_b"), ("acc_c", "acc_c"), ("acc+", "acc_plus")),
-                     _slice("by_category"))]
+def group_accuracy(runs: Sequence[RunResult]) -> list[FigureSpec]:
+    """The default figure of a suite: accuracy per group (``metrics["by_group"][g]
+    ["accuracy"]``, with a Wilson interval over its ``n``), one bar per model; none when the
+    metrics have no groups."""
+    groups = [g for g in metric_keys(runs, "by_group")
+              if any(isinstance(r.metrics.get("by_group", {}).get(g), dict)
+                     and "accuracy" in r.metrics["by_group"][g] for r in runs)]
+    if not groups:
+        return []
+    d = slug(runs[0].dataset)
+    return [per_model(runs, f"{slug(runs[0].suite)}-{d}-accuracy-by-group",
+                      f"{runs[0].dataset}: accuracy by group (95% Wilson intervals)",
+                      "accuracy (%)", groups, groups, accuracy_cell("by_group"))]
 
 
-def _mucr(runs: Sequence[RunResult]) -> list[FigureSpec]:
-    d = _slug(runs[0].dataset)
-    metrics = (("C2E", "c2e"), ("E2C", "e2c"), ("Cue", "cue"))
-    out = [_per_model(runs, f"mucr-{d}-accuracy-by-metric",
-                      f"{runs[0].dataset}: accuracy by metric (Exp is scored 0–10, see tables)",
-                      "accuracy (%)", [k for _, k in metrics], [s for s, _ in metrics],
-                      lambda r, k: (r.metrics.get(k), interval(r.metrics.get("ci95", {}).get(k))))]
-    for field, kind in (("by_category", "category"), ("by_style", "style")):
-        values = _keys(runs, field)
-        if values:
-            out.append(_per_run(runs, f"mucr-{d}-accuracy-by-{kind}",
-                                f"{runs[0].dataset}: accuracy by {kind}", "accuracy (%)",
-                                values, metrics, _slice(field)))
-    return out
+FIGURE_PEOPLE = 8
+"""Annotators (``whatif human``) drawn one by one at most; with more, figures show only their
+majority row (a crowd sheet of 1,000 workers would be 1,000 panels)."""
 
 
-def _cello(runs: Sequence[RunResult]) -> list[FigureSpec]:
-    d = _slug(runs[0].dataset)
-    out = []
-    for field, kind in (("by_rung", "rung"), ("by_task_type", "task type"),
-                        ("by_graph_type", "graph type")):
-        keys = _keys(runs, field)
-        if keys:
-            out.append(_per_model(
-                runs, f"cello-{d}-accuracy-by-{_slug(kind)}",
-                f"{runs[0].dataset}: accuracy by {kind} (95% Wilson intervals)", "accuracy (%)",
-                keys, keys, _accuracy(field)))
-    first = next((r for r in runs if "distractor_errors" in r.metrics), None)
-    if first is not None:
-        kinds = list(first.metrics["distractor_errors"].get("by_kind", {}))
-
-        def share(r: RunResult, k: str) -> tuple[float | None, Interval]:
-            block = r.metrics.get("distractor_errors", {})
-            entry = block.get("by_kind", {}).get(k)
-            if not entry:
-                return None, None
-            n = int(block.get("n_errors", 0))
-            return entry["share_of_errors"], wilson_ci(int(entry["count"]), n) if n else None
-
-        out.append(_per_model(runs, f"cello-{d}-distractor-errors",
-                              f"{runs[0].dataset}: kind of option chosen when wrong",
-                              "% of multiple-choice errors", kinds, kinds, share))
-    return out
+def few_people(runs: Sequence[RunResult]) -> list[RunResult]:
+    """``runs`` without the single annotators' runs when there are more than
+    ``FIGURE_PEOPLE`` of them (their majority run stays)."""
+    people = {id(r) for r in runs
+              if is_human(r) and r.spec["human"].get("annotator") != "majority"}
+    return [r for r in runs if id(r) not in people] if len(people) > FIGURE_PEOPLE else list(runs)
 
 
 def figures_for(runs: Sequence[RunResult]) -> list[FigureSpec]:
-    """Every suite's figures over the runs of one dataset (``labels.shown_together``)."""
-    from whatifbench.suites.cvqa.real.suite import GROUPS as REAL_GROUPS
-    from whatifbench.suites.cvqa.real.suite import LABELS as REAL_LABELS
-    from whatifbench.suites.cvqa.synthetic.suite import GROUPS as SYN_GROUPS
+    """Every suite's figures over the runs of one dataset (``labels.shown_together``), as the
+    suite draws them (``Suite.figures``); many annotators only as their majority
+    (``few_people``)."""
+    from whatifbench.core.suite import suite_for
 
     out: list[FigureSpec] = []
-    for group in shown_together(runs):
-        suite = group[0].suite
-        if suite == "cvqa-synthetic":
-            out += _paired(group, {g: g for g in SYN_GROUPS}, SYN_GROUPS)
-        elif suite == "cvqa-real":
-            out += _paired(group, REAL_LABELS, REAL_GROUPS)
-        elif suite == "cfmm":
-            out += _cfmm(group)
-        elif suite == "mucr":
-            out += _mucr(group)
-        elif suite == "cello":
-            out += _cello(group)
+    for group in shown_together(few_people(runs)):
+        drawn = suite_for(group[0].suite).figures(group)
+        out += group_accuracy(group) if drawn is None else drawn
     return out

@@ -10,18 +10,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from whatifbench.core.suite import suite_for
 from whatifbench.metrics.paired import compare
 from whatifbench.metrics.stats import mcnemar_exact
+from whatifbench.report.comparisons import fmt_p
 from whatifbench.report.labels import is_human, model_name
 from whatifbench.report.overview import headline
-from whatifbench.report.table import Cell, Table
+from whatifbench.report.table import Cell, Table, signed
 from whatifbench.runner.results import RunResult
 
 NOTE = "Rows named human: … are people's answers (whatif human), shown after the models."
-UNITS = {"cvqa-synthetic": "counterfactual questions", "cvqa-real": "counterfactual questions",
-         "cfmm": "pairs (acc+: both questions right)", "mucr": "C2E, E2C and Cue questions"}
-"""What the model-vs-humans comparison counts per suite (default: every non-free-text item)."""
-
 
 def humans_last(runs: Sequence[RunResult]) -> list[RunResult]:
     """The model runs, then the human runs, each in their order."""
@@ -106,20 +104,8 @@ def agreement_table(majority: RunResult) -> Table:
 
 
 def outcomes(run: RunResult) -> dict[str, bool]:
-    """Per unit, right or wrong, for the model-vs-humans comparison (``UNITS``); free-text items
-    (``correct`` is ``None``: graded, or not judged) are no unit."""
-    scored = [s for s in run.samples if s.correct is not None]
-    if run.suite == "cfmm":
-        pairs: dict[str, list[bool]] = {}
-        for s in scored:
-            if s.pair_id is not None:
-                pairs.setdefault(s.pair_id, []).append(bool(s.correct))
-        return {p: all(v) for p, v in pairs.items() if len(v) == 2}
-    if run.suite.startswith("cvqa"):
-        return {s.item_id: bool(s.correct) for s in scored if s.role == "counterfactual"}
-    if run.suite == "mucr":
-        return {s.item_id: bool(s.correct) for s in scored if s.group in ("c2e", "e2c", "cue")}
-    return {s.item_id: bool(s.correct) for s in scored}
+    """Per scoring unit of the run's suite (``Suite.unit_outcomes``), right or wrong."""
+    return suite_for(run.suite).unit_outcomes(run.samples)
 
 
 def versus_table(models: Sequence[RunResult], humans: RunResult) -> Table | None:
@@ -136,13 +122,15 @@ def versus_table(models: Sequence[RunResult], humans: RunResult) -> Table | None
     if not shared:
         return None
     c = compare([mine[k] for k in shared], [theirs[k] for k in shared], shared)
-    p = mcnemar_exact(c["a_only"], c["b_only"])  # shown to 3 digits, not as results record it
-    unit = UNITS.get(best.suite, "questions")
+    p = mcnemar_exact(c["a_only"], c["b_only"])
+    unit = suite_for(best.suite).scoring_unit
+    lo, hi = (float(x) for x in c["ci95"])
     row = (f"{model_name(best)} vs {model_name(humans)}", str(len(shared)),
            Cell(c["accuracy_a"]), Cell(c["accuracy_b"]),
-           Cell(c["difference"], ci=tuple(c["ci95"])), f"{p:.3g}")
+           Cell(c["difference"], ci=(lo, hi)), f"{signed(lo)} to {signed(hi)}", fmt_p(p))
     return Table(f"Best model vs humans: {best.dataset}",
-                 ("comparison", unit, "model %", "humans %", "model − humans", "McNemar p"),
+                 ("comparison", unit, "model %", "humans %", "model − humans", "95% interval",
+                  "McNemar p"),
                  (row,),
                  notes=((f"Best model by {headline(best)[2]}; compared on the {unit} both "
                          "answered. The interval is a 95% paired bootstrap (units resampled "

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from whatifbench.analysis.items.spec import estimate_label
 from whatifbench.runner.ablation import ablation_of
 from whatifbench.runner.results import RunResult
 
@@ -58,6 +59,11 @@ def is_human(run: RunResult) -> bool:
     return isinstance(run.spec.get("human"), dict)
 
 
+OPTIONAL_FACTS = frozenset({"decoding"})
+"""Facts some runs do not have (a ranking run decodes nothing): compared among the runs that
+have them only."""
+
+
 def _judge(run: RunResult) -> Any:
     judge = run.spec.get("judge")
     return judge.get("backend", {}).get("spec") if isinstance(judge, dict) else None
@@ -69,6 +75,8 @@ def _facts(run: RunResult) -> dict[str, Any]:
     selection = run.spec.get("selection") or {}
     backend = run.spec.get("backend") or {}
     facts: dict[str, Any] = {k: protocol.get(k) for k in PROTOCOL_FACTS}
+    if protocol.get("answer_mode") == "rank":
+        del facts["decoding"]  # nothing is decoded: the answer mode tells the runs apart
     facts["judge"] = _judge(run)
     facts.update({k: selection.get(k) for k in ("limit", "subset", "seed")})
     for key, value in sorted((backend.get("args") or {}).items()):
@@ -96,7 +104,8 @@ def differing(runs: Sequence[RunResult]) -> list[str]:
     """Fact names whose values differ between ``runs`` (in label order)."""
     facts = [_facts(r) for r in runs]
     names = list(dict.fromkeys(k for f in facts for k in f))
-    return [k for k in names if len({_show(f.get(k)) for f in facts}) > 1]
+    return [k for k in names if len({_show(f.get(k)) for f in facts
+                                     if k in f or k not in OPTIONAL_FACTS}) > 1]
 
 
 def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]:
@@ -119,9 +128,13 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
         shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)]
         if ablated:  # always named, even when every run shown is ablated
             shown.insert(0, f"image: {ablated}")
+        estimated = estimate_label(run.spec)  # always named: a budgeted run's estimate
+        if estimated:
+            shown.insert(0, estimated)
         name = model_name(run)
         labels.append(f"{name} [{', '.join(shown)}]" if shown else name)
-        keys.append((name, str(ablated), *(_show(facts.get(k)) for k in every)))
+        keys.append((name, str(ablated), str(estimated),
+                     *(_show(facts.get(k)) for k in every)))
     seen: dict[tuple[str, ...], int] = {}
     out = []
     for label, key in zip(labels, keys, strict=True):

@@ -6,31 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whatifbench.core.suite import Sample
+from whatifbench.analysis.items.spec import estimated_headline
+from whatifbench.core.suite import Sample, suite_for
 from whatifbench.report.labels import is_human
 from whatifbench.runner.results import RunResult, backend_failed
 
-HEADLINE = {"cvqa-synthetic": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
-            "cvqa-real": ("counterfactual_accuracy", "counterfactual accuracy (%)"),
-            "cfmm": ("acc_plus", "acc+ (both questions of a pair right, %)"),
-            "cello": ("accuracy", "accuracy (%)")}
-"""Per suite: the metric models are ranked by, and how it is named."""
-MUCR_MEAN = ("c2e", "e2c", "cue")
-FIRST_ROLES = ("original", "basic")
-
 
 def headline(run: RunResult) -> tuple[float | None, tuple[float, float] | None, str]:
-    """The run's ranking value, its 95 % interval and the metric's name."""
-    m = run.metrics
-    if run.suite in HEADLINE:
-        key, name = HEADLINE[run.suite]
-        ci = m.get("ci95", {}).get(key)
-        return m.get(key), (tuple(ci) if ci else None), name
-    if run.suite == "mucr":
-        values = [m[k] for k in MUCR_MEAN if m.get(k) is not None]
-        mean = round(sum(values) / len(values), 2) if values else None
-        return mean, None, "mean of C2E, E2C and Cue accuracy (%)"
-    return m.get("accuracy"), None, "accuracy (%)"
+    """The run's ranking value, its 95 % interval and the metric's name, as its suite defines
+    its headline (``Suite.headline``)."""
+    found = suite_for(run.suite).headline(run.metrics)
+    estimated = estimated_headline(run.spec)  # a budgeted run: its estimated full score
+    if estimated is not None:
+        return estimated[0], estimated[1], f"{found.name}, estimated where marked"
+    return found.value, found.ci, found.name
 
 
 def ranking(runs: Sequence[RunResult], labels: Sequence[str]) -> dict[str, Any]:
@@ -59,20 +48,24 @@ def informative(first: dict[str, Any], cf: dict[str, Any]) -> bool:
     return cf.get("kind") in ("number", "text")
 
 
-def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Counterfactual errors that repeat the original (CFMM: basic) question's answer, over the
-    pairs where that is informative: ``{"k": repeated, "n": errors considered, "share": %}``
-    (``n`` is 0 when no pair is informative, e.g. two-option or yes/no items)."""
-    by_role: dict[str, dict[str, Sample]] = {r: {} for r in (*FIRST_ROLES, "counterfactual")}
+def believes_eyes(samples: Sequence[Sample], items: dict[str, dict[str, Any]],
+                  roles: tuple[str, str] | None) -> dict[str, Any]:
+    """Counterfactual errors that repeat the first question's answer (``roles``: the suite's
+    ``pair_roles``), over the pairs where that is informative: ``{"k": repeated, "n": errors
+    considered, "share": %}`` (``n`` is 0 when no pair is informative, e.g. two-option or
+    yes/no items, or the suite is not paired)."""
+    if roles is None:
+        return {"k": 0, "n": 0, "share": None}
+    first_role, cf_role = roles
+    by_role: dict[str, dict[str, Sample]] = {first_role: {}, cf_role: {}}
     for s in samples:  # the last sample of each role in a pair counts
         if s.pair_id is not None and s.role in by_role:
             by_role[s.role][s.pair_id] = s
-    firsts = [by_role[r] for r in FIRST_ROLES]
     n = k = 0
-    for pair, cf in by_role["counterfactual"].items():
+    for pair, cf in by_role[cf_role].items():
         if cf.correct is not False:
             continue
-        first = next((f[pair] for f in firsts if pair in f), None)
+        first = by_role[first_role].get(pair)
         if first is None:
             continue
         a = items.get(first.item_id) or {"target": first.target, "kind": None}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.images import Inside
-from whatifbench.core.suite import Sample
+from whatifbench.core.suite import Sample, suite_for
 from whatifbench.report import MAX_IMAGES, overview
 from whatifbench.report.datasets import DatasetView, locate
 from whatifbench.report.images import thumbnail_uris
@@ -89,6 +89,22 @@ class Strings:
 
 SAFE_INTEGER = 2**53 - 1
 """Largest integer a browser's JSON parser keeps exactly (``Number.MAX_SAFE_INTEGER``)."""
+
+
+SPEC_CHARS = 4096
+"""Longest text of a run spec the page shows (a longer one is cut, saying how long it was)."""
+
+
+def bounded(value: Any) -> Any:
+    """``value`` with every text longer than ``SPEC_CHARS`` cut, saying how long it was (a run
+    spec on the page: its size stays bounded by the runs, not by what a spec holds)."""
+    if isinstance(value, str) and len(value) > SPEC_CHARS:
+        return f"{value[:SPEC_CHARS]}… ({len(value):,} characters in all)"
+    if isinstance(value, dict):
+        return {k: bounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [bounded(v) for v in value]
+    return value
 
 
 def js_safe(value: Any) -> Any:
@@ -272,9 +288,10 @@ def build_payload(sources: Sequence[Source],
             entries.append({
                 "label": label, "name": model_name(src.run), "model": src.run.model,
                 "dataset": d, "suite": src.run.suite, "folder": src.folder,
-                "spec": js_safe(src.run.spec), "execution": src.execution,
+                "spec": js_safe(bounded(src.run.spec)), "execution": src.execution,
                 "counts": overview.counts(src.run.samples),
-                "eyes": overview.believes_eyes(src.run.samples, view.items),
+                "eyes": overview.believes_eyes(src.run.samples, view.items,
+                                              suite_for(src.run.suite).pair_roles),
             })
         dataset, order = _dataset(group, view, entries, s)
         budget -= _thumbs(dataset, order, view, runs, budget)

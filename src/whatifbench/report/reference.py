@@ -12,6 +12,7 @@ tables say how to add it. Like ``report.errors``, the suites' table code stays u
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,14 @@ from whatifbench.analysis.audit.slices import slice_value
 from whatifbench.analysis.audit.store import audit_path, load_audit
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.report.datasets import locate
-from whatifbench.report.reference_runs import chance_tables, probe_tables, slice_cells
+from whatifbench.report.memo import cell_back, cell_json, remembered, table_back, table_json
+from whatifbench.report.reference_runs import (
+    PROTOCOLS,
+    chance_tables,
+    probe_tables,
+    pseudo_run,
+    slice_cells,
+)
 from whatifbench.report.table import Cell, Table, interval
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult
@@ -41,11 +49,15 @@ class References:
     chance: tuple[Table, ...]
     """The suite's tables for the chance row(s) (empty when the items are unavailable)."""
     blind: dict[tuple[str, int, int], Cell]
-    """Blind cells by position in those tables: (title, row, column)."""
+    """Blind cells by position in those tables: (title, row, column) (an audit without
+    per-item outcomes: its slices placed where a column is exactly one)."""
     notes: tuple[str, ...]
     """What the rows mean, or why one is missing."""
     headline: float | None = None
     """Chance on the suite's headline metric (the explorer's ranking)."""
+    blind_tables: tuple[Table, ...] = ()
+    """The suite's tables for the blind row: the audit's per-item blind outcomes scored as a
+    run by the suite's own metrics, so that every table of runs gets the row."""
 
 
 def dataset_items(runs: Sequence[RunResult],
@@ -86,10 +98,15 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
            tuple(sorted({s.item_id for r in runs for s in r.samples})), _audit_stamp(sha))
     found = _CACHE.pop(key, None)
     if found is None:
-        audit = load_audit(sha) if sha else None
-        items, problem = dataset_items(runs, roots)
-        found = (References((), {}, (f"No reference rows: {problem}.",)) if problem else
-                 _references(runs[0].suite, runs[0].dataset, items, audit, _where(runs)))
+        def compute() -> References:
+            audit = load_audit(sha) if sha else None
+            items, problem = dataset_items(runs, roots)
+            return (References((), {}, (f"No reference rows: {problem}.",)) if problem else
+                    _references(runs[0].suite, runs[0].dataset, items, audit, _where(runs)))
+
+        ids = hashlib.sha256("\n".join(key[4]).encode()).hexdigest()
+        found = (remembered("references", [*key[:4], ids, key[5], _where(runs)], compute,
+                            _encode, _decode) if sha else compute())
     _CACHE[key] = found  # the most recent last
     while len(_CACHE) > 8:
         _CACHE.pop(next(iter(_CACHE)))
@@ -97,6 +114,21 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
 
 
 _CACHE: dict[tuple[Any, ...], References] = {}
+
+
+def _encode(ref: References) -> dict[str, Any]:
+    return {"chance": [table_json(t) for t in ref.chance],
+            "blind": [[title, r, c, cell_json(cell)] for (title, r, c), cell in ref.blind.items()],
+            "notes": list(ref.notes), "headline": ref.headline,
+            "blind_tables": [table_json(t) for t in ref.blind_tables]}
+
+
+def _decode(obj: dict[str, Any]) -> References:
+    return References(tuple(table_back(t) for t in obj["chance"]),
+                      {(str(t), int(r), int(c)): cell_back(cell)
+                       for t, r, c, cell in obj["blind"]},
+                      tuple(obj["notes"]), obj["headline"],
+                      tuple(table_back(t) for t in obj["blind_tables"]))
 
 
 def _audit_stamp(sha: str) -> tuple[int, int, int] | None:
@@ -122,18 +154,69 @@ def _references(suite_name: str, dataset: str, items: Sequence[Item],
     notes = [CHANCE_NOTE] if chance is not None else [
         "No chance row: the questions' options give too many combinations to enumerate."]
     blind: dict[tuple[str, int, int], Cell] = {}
+    blind_tables: list[Table] = []
     if audit is None:
         notes.append(f"No blind row: this dataset has not been audited; run 'whatif audit "
                      f"{where}' and report again to add the text-only baseline.")
     else:
-        blind = blind_cells(suite, items, dataset, audit)
+        outcomes = per_item_blind(audit)
+        if outcomes is not None:
+            blind_tables = blind_run_tables(suite, items, dataset, outcomes)
+        else:
+            blind = blind_cells(suite, items, dataset, audit)
         overall = audit["blind"]
+        where_shown = ("in every table: the audit's out-of-fold answers scored as a run" if
+                       outcomes is not None else "where a column is exactly one of its slices")
         notes.append(
             f"blind = the text-only baseline of 'whatif audit' (question and options, no image), "
             f"{_num(overall.get('accuracy'))} % over all {overall.get('n')} items of the dataset "
-            f"(chance {_num(overall.get('chance'))} %); shown where a column is exactly one of "
-            "its slices.")
-    return References(tuple(chance or ()), blind, tuple(notes), headline)
+            f"(chance {_num(overall.get('chance'))} %); shown {where_shown}.")
+    return References(tuple(chance or ()), blind, tuple(notes), headline, tuple(blind_tables))
+
+
+def per_item_blind(audit: dict[str, Any]) -> dict[str, bool] | None:
+    """The audit's blind outcome of each audited item (``per_item`` of the cached audit), or
+    ``None`` for an audit without them."""
+    found = audit.get("per_item")
+    if not isinstance(found, dict):
+        return None
+    ids, right = found.get("ids"), found.get("blind")
+    if not isinstance(ids, list) or not isinstance(right, list) or len(ids) != len(right):
+        return None
+    return {str(i): bool(r) for i, r in zip(ids, right, strict=True)}
+
+
+def blind_run_tables(suite: Any, items: Sequence[Item], dataset: str,
+                     outcomes: dict[str, bool]) -> list[Table]:
+    """The suite's tables of a run right exactly where the audit's blind baseline was (items
+    it did not audit, free text, are not graded), with bootstrap intervals."""
+    def answer(item: Item) -> tuple[str | None, bool]:
+        right = outcomes.get(item.id, False)
+        if right:
+            return item.target, True
+        wrong = next((c for c in item.choices if c != item.target), None)
+        return wrong, False
+
+    def tables(protocol: dict[str, Any], intervals: bool) -> list[Table]:
+        spec = {"model_name": BLIND, "protocol": protocol}
+        return suite.tables([pseudo_run(suite, items, dataset, spec, answer, intervals)])
+
+    # Text that changes with the protocol (a prompt column) describes a run, not the baseline.
+    shown, other = tables(PROTOCOLS[0], True), tables(PROTOCOLS[1], False)
+    return [_same_text(t, next((o for o in other if o.title == t.title and o.columns ==
+                                t.columns and len(o.rows) == len(t.rows)), None))
+            for t in shown]
+
+
+def _same_text(table: Table, other: Table | None) -> Table:
+    """``table`` with each text cell blanked where ``other`` (the same table under another
+    protocol) says something else."""
+    if other is None:
+        return table
+    rows = tuple(tuple(x if isinstance(x, Cell) or x == y else "" for x, y in zip(a, b,
+                                                                               strict=True))
+                 for a, b in zip(table.rows, other.rows, strict=True))
+    return dataclasses.replace(table, rows=rows)
 
 
 def _num(value: Any) -> str:
@@ -198,6 +281,11 @@ def with_references(tables: Sequence[Table], runs: Sequence[RunResult],
             for r, row in enumerate(mine.rows):
                 if any((mine.title, r, c) in ref.blind for c in range(len(row))):
                     rows.append((BLIND, *_blind_row(row, r, mine.title, ref.blind)[1:], *pad))
+        seen = next((t for t in ref.blind_tables if t.title == table.title
+                     and t.columns == table.columns[:len(t.columns)]), None)
+        if seen is not None and any(isinstance(x, Cell) for row in seen.rows for x in row):
+            pad = ("",) * (len(table.columns) - len(seen.columns))
+            rows += [(BLIND, *row[1:], *pad) for row in seen.rows]
         if rows or not ref.chance:  # the rows, or why there are none
             table = dataclasses.replace(table, rows=(*table.rows, *rows),
                                         notes=(*table.notes, *ref.notes),

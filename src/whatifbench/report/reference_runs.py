@@ -18,9 +18,9 @@ teaching each table what its columns mean, the suite scores made-up answers:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,19 +42,6 @@ PROTOCOLS = ({"prompt": "default", "strategy": "zero-shot", "answer_mode": "rank
 (e.g. CFMM's prompt column) and is left out of reference rows."""
 
 
-def guesses(items: Sequence[Item]) -> dict[str, tuple[str, ...]]:
-    """Each item's equally likely guesses: its options, yes and no, or (an open answer) the most
-    common answer of its kind among ``items`` (``analysis.audit.chance``'s majority rule)."""
-    counts: dict[str, Counter[str]] = {}
-    for item in items:
-        if not item.choices and item.kind != "yes-no":
-            counts.setdefault(item.kind, Counter())[item.target] += 1
-    majority = {kind: c.most_common(1)[0][0] for kind, c in counts.items()}
-    return {item.id: (item.choices if item.choices else ("yes", "no")
-                      if item.kind == "yes-no" else (majority[item.kind],))
-            for item in items}
-
-
 Answer = Callable[[Item], tuple[str | None, bool]]
 """A pseudo-run's answer to an item: (prediction, right)."""
 
@@ -67,7 +54,7 @@ def guessing_runs(suite: Suite, items: Sequence[Item]) -> list[tuple[float, Answ
     each run gives every unit one pattern of right and wrong guesses, weighted by its
     probability (1/K right); otherwise the guesses themselves are enumerated, each unit running
     through all its combinations equally often (mixed radix over the unit's items)."""
-    options = guesses(items)
+    options = suite.guesses(items)
     units: dict[str, list[Item]] = {}
     for item in items:
         units.setdefault(item.unit, []).append(item)
@@ -91,7 +78,7 @@ def guessing_runs(suite: Suite, items: Sequence[Item]) -> list[tuple[float, Answ
         sizes[unit] = stride * len(options[item.id])
     total = math.lcm(*sizes.values()) if sizes else 1
     if total > MAX_COMBINATIONS:
-        return None
+        return _by_shape(suite, items, options, units)
 
     def guess(j: int) -> Answer:
         def answer(item: Item) -> tuple[str | None, bool]:
@@ -101,6 +88,44 @@ def guessing_runs(suite: Suite, items: Sequence[Item]) -> list[tuple[float, Answ
         return answer
 
     return [(1.0 / total, guess(j)) for j in range(total)]
+
+
+def _by_shape(suite: Suite, items: Sequence[Item], options: dict[str, tuple[str, ...]],
+              units: dict[str, list[Item]]) -> list[tuple[float, Answer]] | None:
+    """Pseudo-runs for units of many shapes (CELLO's contrast sets beside single questions),
+    exact for every unit-mean cell by linearity: a base run right everywhere, weighted
+    ``1 − G``, and for each of the ``G`` shapes of unit, one run per pattern of right and wrong
+    guesses given to the units of that shape alone (the others right), weighted by the
+    pattern's probability. Each unit's expected outcome is then counted once: E[cell] =
+    cell(base) + Σ_shape Σ_pattern P(pattern) · (cell(run) − cell(base)). ``None`` when that
+    takes more than ``MAX_COMBINATIONS`` runs."""
+    shape_of = {u: tuple(len(options[i.id]) for i in members) for u, members in units.items()}
+    varied = {shape: [t for t, k in enumerate(shape) if k > 1] for shape in set(shape_of.values())}
+    varied = {shape: v for shape, v in varied.items() if v}
+    if 1 + sum(2 ** len(v) for v in varied.values()) > MAX_COMBINATIONS:
+        return None
+    answers = _right_and_wrong(suite, items, options)
+    position = {i.id: t for members in units.values() for t, i in enumerate(members)}
+    unit_of = {i.id: u for u, members in units.items() for i in members}
+    runs: list[tuple[float, Answer]] = [(1.0 - len(varied), _pattern(answers, position, {}))]
+    for shape in sorted(varied):
+        for p in itertools.product((True, False), repeat=len(varied[shape])):
+            if all(p):
+                runs[0] = (runs[0][0] + _weight(shape, varied[shape], p), runs[0][1])
+                continue
+            right = dict(zip(varied[shape], p, strict=True))
+            runs.append((_weight(shape, varied[shape], p),
+                         _only(shape, shape_of, unit_of, _pattern(answers, position, right),
+                               _pattern(answers, position, {}))))
+    return runs
+
+
+def _only(shape: tuple[int, ...], shape_of: dict[str, tuple[int, ...]], unit_of: dict[str, str],
+          inside: Answer, outside: Answer) -> Answer:
+    """``inside``'s answers on the units of ``shape``, ``outside``'s elsewhere."""
+    def answer(item: Item) -> tuple[str | None, bool]:
+        return (inside if shape_of[unit_of[item.id]] == shape else outside)(item)
+    return answer
 
 
 def _weight(shape: tuple[int, ...], varied: list[int], pattern: tuple[bool, ...]) -> float:
@@ -136,9 +161,10 @@ def _right_and_wrong(suite: Suite, items: Sequence[Item], options: dict[str, tup
 
 
 def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str, Any],
-               answer: Callable[[Item], tuple[str | None, bool]]) -> RunResult:
+               answer: Callable[[Item], tuple[str | None, bool]],
+               intervals: bool = False) -> RunResult:
     """A run whose answer to each item is ``answer(item)`` → (prediction, correct), scored by
-    the suite's own metrics (without bootstrap intervals)."""
+    the suite's own metrics (with bootstrap intervals only if ``intervals``)."""
     samples = []
     for item in items:
         prediction, correct = answer(item)
@@ -148,7 +174,7 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
             prediction=prediction, correct=None if item.kind == "text" else correct,
             unparsed=False, flag=None, error=None,
             meta=dict(item.meta), judgement=dict(NOT_GRADED) if item.kind == "text" else {}))
-    with no_intervals():
+    with contextlib.nullcontext() if intervals else no_intervals():
         metrics = suite.metrics(samples, items)
     return RunResult(suite.name, dataset, "reference", len(items), metrics, spec, samples)
 
@@ -157,7 +183,7 @@ def chance_tables(suite: Suite, items: Sequence[Item], dataset: str,
                   label: str) -> tuple[list[Table], float | None] | None:
     """The suite's tables for one row labelled ``label`` holding the expected values of
     guessing (see the module docstring), and the expected value of the suite's headline metric
-    (``report.overview.headline``, a mean over units too); ``None`` when that takes too many
+    (``Suite.headline``, a mean over units too); ``None`` when that takes too many
     pseudo-runs."""
     from whatifbench.report.overview import headline
 

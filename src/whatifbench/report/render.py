@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from whatifbench.analysis.items.marks import mark_estimates
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.report import REPLY_CHARS
@@ -29,7 +30,7 @@ from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
 from whatifbench.runner.evaluate import get_suite
-from whatifbench.runner.results import RunResult, new_run_id, samples_digest
+from whatifbench.runner.results import RunResult, new_run_id, runs_digest, samples_digest
 from whatifbench.secrets import redact
 
 DEFAULT = Options()
@@ -57,7 +58,7 @@ def dataset_tables(runs: Sequence[RunResult], roots: Sequence[Path] = (),
     runs (``report.reference``; ``roots``: where moved datasets are)."""
     runs = humans_last(runs)
     suite_tables = [note_humans(t, runs) for t in get_suite(runs[0].suite).tables(runs)]
-    marked = [mark_errors(t, runs)
+    marked = [mark_estimates(mark_errors(t, runs), runs)
               for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs),
                         *comparison_tables(runs, slices))]
     return with_references(marked, runs, roots)
@@ -91,14 +92,27 @@ def results_json(runs: Sequence[RunResult], run_id: str | None = None,
                       ensure_ascii=False) + "\n"
 
 
+def sealed(text: str) -> str:
+    """``results.json`` text with ``runs_sha256`` added: the digest of its run entries as
+    written (after redaction), checked when the folder is read (``runner.results.load_runs``)."""
+    data = json.loads(text)
+    data["runs_sha256"] = runs_digest(data["runs"])
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
 def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None,
                   full_replies: bool = False) -> str:
     """The text of ``samples.jsonl``: one line per sample, tagged with the ``run_id`` (when
     given), dataset and model; replies cut at ``REPLY_CHARS`` unless ``full_replies``."""
     head = {"run_id": run_id} if run_id is not None else {}
-    lines = [dumps({**head, "dataset": run.dataset, "model": run.model,
-                    **(s.to_json() if full_replies else _cut_replies(s.to_json()))})
-             for run in runs for s in run.samples]
+    lines = []
+    for run in runs:
+        for s in run.samples:
+            record = {**head, "dataset": run.dataset, "model": run.model, **s.to_json()}
+            line = dumps(record)
+            if not full_replies and len(line) > REPLY_CHARS:  # only a long line can need a cut
+                line = dumps(_cut_replies(record))
+            lines.append(line)
     return "\n".join(lines) + "\n"
 
 
@@ -204,6 +218,6 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
         write_tables(stage, tables)
         (stage / "report.html").write_text(redact(report_html(sources, options)),
                                            encoding="utf-8")
-        (stage / "results.json").write_text(redact(results_json(runs, run_id, digest)),
+        (stage / "results.json").write_text(sealed(redact(results_json(runs, run_id, digest))),
                                             encoding="utf-8")
     return {name: Path(out) / name for name in names}

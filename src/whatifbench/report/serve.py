@@ -44,7 +44,10 @@ class ExplorerServer(BoundedServer):
         """The file for ``/image/<dataset>/<relative path>``, if it is one of that dataset's
         images and lies inside its folder."""
         head, _, rel = path.removeprefix("/image/").partition("/")
-        if not head.isdigit() or int(head) >= len(self.images):
+        # ASCII digits only, few of them: "²" is a digit to str.isdigit but not to int(), and
+        # int() of 5,000 digits raises
+        if not (head.isascii() and head.isdecimal() and len(head) < 10) \
+                or int(head) >= len(self.images):
             return None
         root, listed = self.images[int(head)]
         rel = unquote(rel)

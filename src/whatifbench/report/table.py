@@ -15,6 +15,7 @@ import shutil
 import sys
 import textwrap
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 SIGNIFICANT = 0.05
@@ -54,7 +55,7 @@ class Cell:
         """``62.1``, ``62.1 ±2.3``, ``48.0 (-14.1*)``, ``100.0 n=1`` ..."""
         text = fmt(self.value, self.digits)
         if pm and self.half_width is not None and self.value is not None:
-            text += f" ±{self.half_width:.{self.digits}f}"
+            text += f" ±{fixed(self.half_width, self.digits)}"
         if self.delta is not None:
             text += f" ({signed(self.delta, self.digits)}{'*' if self.significant else ''})"
         if n and self.n is not None:
@@ -259,9 +260,18 @@ def _md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", " ".join(text.splitlines()))
 
 
+def fixed(value: float, digits: int = 1) -> str:
+    """``value`` with ``digits`` decimals, rounded as the explorer's ``toFixed`` rounds (the
+    exact binary value, halves away from zero: 6.25 → ``6.3`` on every page and terminal),
+    and never ``-0.0``."""
+    shown = Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    text = f"{shown:.{digits}f}"
+    return text[1:] if text.startswith("-") and not shown else text
+
+
 def fmt(value: float | None, digits: int = 1) -> str:
     """A number for a table cell (``–`` when missing)."""
-    return "–" if value is None else f"{value:.{digits}f}"
+    return "–" if value is None else fixed(value, digits)
 
 
 def interval(value: Any) -> tuple[float, float] | None:
@@ -276,8 +286,8 @@ def negated(ci: tuple[float, float] | None) -> tuple[float, float] | None:
 
 def signed(value: float, digits: int = 1) -> str:
     """A change with its sign (``+8.0``, ``-12.4``; never ``-0.0``)."""
-    shown = round(value, digits) or 0.0
-    return f"{shown:+.{digits}f}"
+    text = fixed(abs(value), digits)
+    return ("-" if value < 0 and float(text) != 0 else "+") + text
 
 
 def fmt_delta(change: float | None) -> str:

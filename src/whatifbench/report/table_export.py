@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from whatifbench.core.csvtext import csv_text
-from whatifbench.report.table import Cell, Table, fmt, signed
+from whatifbench.report.table import Cell, Table, fixed, fmt, signed
 
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -28,7 +28,7 @@ def _extras(table: Table, i: int) -> list[str]:
 
 
 def _num(value: float | None) -> str:
-    return "" if value is None else repr(float(value))
+    return "" if value is None else repr(float(value) + 0.0)  # + 0.0: never -0.0
 
 
 def to_csv(table: Table) -> str:
@@ -76,7 +76,7 @@ def _latex_cell(cell: str | Cell, n: bool) -> str:
         return latex_escape(cell)
     text = fmt(cell.value, cell.digits).replace("–", "--")
     if cell.half_width is not None and cell.value is not None:
-        text += rf"{{\scriptsize$\pm${cell.half_width:.{cell.digits}f}}}"
+        text += rf"{{\scriptsize$\pm${fixed(cell.half_width, cell.digits)}}}"
     if cell.delta is not None:
         star = "^{*}" if cell.significant else ""
         text += f" (${signed(cell.delta, cell.digits)}{star}$)"

@@ -3,8 +3,9 @@ every backend, so that no backend learns what "blank" or "shuffled" means.
 
 - ``blank``: each image of the question is replaced by a mid-grey image of the same size;
 - ``shuffled``: each item gets, in place of its own, the images of an item of another pair (the
-  same role where the other pair has one), by a seeded permutation of the pairs that leaves none
-  in place and never gives a pair images it already shows;
+  same role where the other pair has one), by a seeded permutation of the pairs that show images
+  that leaves none in place and never gives a pair images it already shows (a question without
+  an image keeps none);
 - ``none``: the question is sent without its images.
 
 Only the question's own turn (the last) is changed: a one-shot demonstration keeps its image
@@ -44,15 +45,26 @@ class ImageAblation:
 
     def to_json(self) -> dict[str, Any]:
         """The record in the run spec (``spec["image_ablation"]``); the seed only where it
-        matters."""
-        return {"kind": self.kind, "seed": self.seed} if self.kind == "shuffled" else {
-            "kind": self.kind}
+        matters. ``checked``: the backend and the suite were asked whether the ablation can
+        take the image away (runs of older versions lack it, and reports draw no conclusion
+        from them)."""
+        record: dict[str, Any] = {"kind": self.kind, "checked": True}
+        if self.kind == "shuffled":
+            record["seed"] = self.seed
+        return record
 
 
 def ablation_of(spec: dict[str, Any]) -> str | None:
     """The ablation kind a run spec records (``None``: the images were sent as they are)."""
     found = spec.get("image_ablation")
     return str(found["kind"]) if isinstance(found, dict) and found.get("kind") else None
+
+
+def ablation_checked(spec: dict[str, Any]) -> bool:
+    """Whether a run's ablation was checked to apply to its model and items before it ran
+    (runs of older versions were not: an oracle, for one, ignored it)."""
+    found = spec.get("image_ablation")
+    return isinstance(found, dict) and found.get("checked") is True
 
 
 def ablate(requests: Sequence[Request], ablation: ImageAblation) -> list[Request]:
@@ -62,13 +74,17 @@ def ablate(requests: Sequence[Request], ablation: ImageAblation) -> list[Request
         return [_with_images(r, None) for r in requests]
     if ablation.kind == "blank":
         return [_with_images(r, [blank_image(p) for p in r.turns[-1].images]) for r in requests]
-    donors = shuffle_donors([unit_of(r) for r in requests],
-                            [frozenset(r.turns[-1].images) for r in requests], ablation.seed)
+    shown = [r for r in requests if r.turns[-1].images]  # a text-only question has none to swap
+    donors = shuffle_donors([unit_of(r) for r in shown],
+                            [frozenset(r.turns[-1].images) for r in shown], ablation.seed)
     by_unit: dict[str, list[Request]] = {}
-    for r in requests:
+    for r in shown:
         by_unit.setdefault(unit_of(r), []).append(r)
     out = []
     for r in requests:
+        if not r.turns[-1].images:
+            out.append(r)
+            continue
         candidates = by_unit[donors[unit_of(r)]]
         role = r.item.role if r.item is not None else None
         donor = next((c for c in candidates if c.item is not None and c.item.role == role),

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from whatifbench import __version__, secrets
 from whatifbench.core.dataset import Dataset
@@ -17,9 +17,8 @@ from whatifbench.core.decoding import applies_decoding
 from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import BACKEND_DECODING, Protocol
-from whatifbench.core.registry import lookup
 from whatifbench.core.requests import Request, Response
-from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.suite import Sample, Suite, suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.program import program_metrics
 from whatifbench.models.base import Backend
@@ -35,6 +34,9 @@ from whatifbench.runner.requests import (
 )
 from whatifbench.runner.results import Execution, RunResult
 from whatifbench.runner.store import RunStore
+
+if TYPE_CHECKING:
+    from whatifbench.analysis.items.budget import Budget
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,15 @@ class RunOptions:
     image_ablation: str | None = None
     """Replace the questions' images: ``blank`` (mid-grey, same size), ``shuffled`` (another
     pair's, seeded by ``seed``) or ``none`` (no image sent); see ``runner.ablation``."""
+    budget: Budget | None = None
+    """Evaluate about N items chosen from an item bank and estimate the full-suite score
+    (``whatif run --budget N --bank FILE``; ``api.run_all`` hands such runs to
+    ``analysis.items.budget.run_budget``, which calls ``evaluate`` without it)."""
 
 
 def get_suite(name: str) -> Suite:
-    """The registered suite instance for a dataset's ``card.suite``."""
-    suite: Suite = lookup("suite", name).obj()
-    return suite
+    """The registered suite instance for a dataset's ``card.suite`` (``core.suite.suite_for``)."""
+    return suite_for(name)
 
 
 @functools.cache
@@ -80,9 +85,17 @@ def git_revision() -> str | None:
 def resolve_protocol(suite: Suite, protocol: Protocol, backend: Backend) -> Protocol:
     """The protocol as a run of ``suite`` with ``backend`` uses it: bound to the backend (e.g.
     its paper family), the suite's defaults filled in, checked."""
+    asked = protocol.decoding
     protocol = suite.bind(protocol, backend).resolved(
         suite.default_answer_mode, suite.default_score_by, suite.default_max_new_tokens)
     suite.check_protocol(protocol)
+    if protocol.answer_mode == "rank":  # candidates are scored: nothing is decoded
+        if asked == "release":
+            raise WhatifError("--decoding release repeats a release script's generation call; "
+                              "with --answer-mode rank the candidates are scored and nothing "
+                              "is generated: leave --decoding out, or use --answer-mode "
+                              "generate.")
+        return replace(protocol, decoding=None)
     if not applies_decoding(backend.spec):  # no decoding record reaches it: say so
         protocol = replace(protocol, decoding=BACKEND_DECODING)
     return protocol
@@ -109,6 +122,11 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
         items = select_items(named, options.limit, None, options.seed)
     else:
         items = select_items(dataset.items, options.limit, options.subset, options.seed)
+    if ablation is not None:
+        refused = suite.ablation_refusal(ablation.kind, items)
+        if refused:
+            raise WhatifError(f"--image-ablation {ablation.kind} cannot be applied to "
+                              f"{dataset.root}: {refused}.")
     if not items:
         raise WhatifError(f"No items of {dataset.root} were selected; check --limit/--subset.")
     demos = (choose_demos(dataset, items, options.seed, suite)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import secrets
 import time
 import uuid
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import secrets as credentials
-from whatifbench.core.jsonfile import loads
+from whatifbench.core.jsonfile import MAX_DEPTH, loads
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 
@@ -109,16 +108,33 @@ def backend_failed(sample: Sample) -> bool:
 RUN_FIELDS: dict[str, type | tuple[type, ...]] = {
     "suite": str, "dataset": str, "model": str, "n_items": int, "metrics": dict}
 """Required fields of a ``results.json`` run entry and their JSON types."""
+SPEC_FIELDS = frozenset({
+    "suite", "dataset", "backend", "protocol", "selection", "demonstrations", "whatifbench",
+    "git_revision", "image_ablation", "judge", "request", "model_name", "human", "source",
+    "estimate", "budget"})
+"""The fields of a run spec that whatifbench writes; others (another tool's, a hand edit's)
+are not read, so they never reach a report or a merged results.json."""
+MAX_RESULTS_MB = 128
+"""Largest ``results.json`` read: whatif writes metrics and specs, a few MB even for many
+runs; a larger file holds something else, and reading it would take gigabytes."""
 
 
 def samples_digest(text: str, run_id: str | None) -> str:
     """The sha256 that ``results.json`` records of the ``samples.jsonl`` text beside it: of the
     text with each line's leading ``run_id`` field left out (so identical runs get identical
     ``results.json`` files but for their ``run_id``)."""
-    if run_id is not None:
-        head = re.escape(f'{{"run_id": {json.dumps(run_id)}, ')
-        text = re.sub(f"(?m)^{head}", "{", text)
+    if run_id is not None:  # lines are split at "\n" only: JSON escapes any other line end
+        head = f'{{"run_id": {json.dumps(run_id)}, '
+        text = ("{" + text[len(head):] if text.startswith(head) else text).replace(
+            "\n" + head, "\n{")
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def runs_digest(entries: list[Any]) -> str:
+    """The sha256 that ``results.json`` records of its own run entries (``runs_sha256``: of
+    their canonical JSON), so that an edited metric is refused as an edited sample is."""
+    text = json.dumps(entries, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def new_run_id() -> str:
@@ -145,6 +161,13 @@ def load_runs(folder: str | Path) -> list[RunResult]:
         raise WhatifError(
             f"{folder} holds no results.json; pass a folder written by 'whatif run --out'."
         )
+    size = results.stat().st_size
+    if size > MAX_RESULTS_MB << 20:
+        raise WhatifError(
+            f"{results} is {size / 2**20:.0f} MB; whatifbench's results files hold metrics and "
+            f"specs (a few MB) and it reads none over {MAX_RESULTS_MB} MB. It holds something "
+            "else: re-create the folder with 'whatif run --out' (answers come from the run "
+            "store at no cost).")
     try:
         data = loads(results.read_text(encoding="utf-8"))
         entries = data["runs"]
@@ -159,6 +182,12 @@ def load_runs(folder: str | Path) -> list[RunResult]:
                 f"{results}: run {n} of {len(entries)} {problems}; the file was not written by "
                 "'whatif run' or was edited. Re-create the folder with 'whatif run --out' "
                 "(answers come from the run store at no cost).")
+    recorded = data.get("runs_sha256")
+    if recorded is not None and recorded != runs_digest(entries):
+        raise WhatifError(
+            f"{results} was changed after the run wrote it (its runs do not have the sha256 "
+            "it records), so its tables would not be the run's. Restore the file, or re-create "
+            "the folder with 'whatif run --out' (answers come from the run store at no cost).")
     run_id = data.get("run_id")
     samples = _read_samples(folder / "samples.jsonl", results, run_id,
                             data.get("samples_sha256"))
@@ -174,7 +203,9 @@ def load_runs(folder: str | Path) -> list[RunResult]:
         runs.append(RunResult(suite=e["suite"], dataset=e["dataset"],
                               model=credentials.redact(e["model"]), n_items=e["n_items"],
                               metrics=e["metrics"],
-                              spec=credentials.redact_value(e.get("spec") or {}), samples=mine,
+                              spec=credentials.redact_value(
+                                  {k: v for k, v in (e.get("spec") or {}).items()
+                                   if k in SPEC_FIELDS}), samples=mine,
                               recorded_errors=int(e.get("errors") or 0)))
     return runs
 
@@ -212,11 +243,11 @@ def _read_samples(path: Path, results: Path, run_id: str | None,
         return samples
     names = {f.name for f in fields(Sample)}
     text = path.read_text(encoding="utf-8")
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(text.split("\n"), start=1):  # never splitlines: U+2028
         if not line.strip():
             continue
         try:
-            obj = loads(line)
+            obj = json.loads(line) if line.count("[") + line.count("{") < MAX_DEPTH else loads(line)
             sample = Sample(**{k: v for k, v in obj.items() if k in names})
         except (ValueError, TypeError, AttributeError) as exc:
             raise WhatifError(f"{path}:{lineno} is not a sample record ({exc}).") from None

@@ -23,9 +23,14 @@ answer ("squashed to half its width" only for wide rectangles) names it. The
 
 Deal within every slice a reader could learn from (per template and position, leftovers taking
 turns: ``deal_by``): a deal per category leaves some template's answers at B 55 % of the time by
-chance, and a probe learns exactly that. Where the two questions of a pair offer related
-options, list them in the same order, so that one question's order says nothing about the
-other's answer.
+chance, and a probe learns exactly that. Deal the letters of the two questions of a pair
+independently of each other (the same letter in about 1/k of the pairs) and give each question
+its options in an order of its own (``arrange``: a full shuffle, the answer at its dealt
+letter): a shared letter hands a letter-biased model the second answer with the first, and a
+shared order with only the answer moved shows which option is the answer.
+
+What a harness shows besides the text must say nothing either: file names and ids are opaque
+(``scenes.opaque``), and the members of a pair or set stand in an order of their own.
 
 Given everything a text-only reader sees, each candidate is then right with probability exactly
 1/k: the answer's rank, position and value are distributed like the distractors', for any

@@ -2,7 +2,9 @@
 
 The result is the JSON object ``whatif audit --json`` prints: ``dataset`` (what was audited),
 ``blind`` (the combined blind accuracy beside chance, with each baseline's own figure),
-``slices`` (per key and value) and ``pairs`` (pair rules). The cached copy also holds
+``slices`` (per key and value), ``pairs`` (pair rules and same-letter shares) and ``probes``
+(the metadata probes: file names, ids, groups, member order, letters), every figure beside
+chance flagged by one Holm-corrected rule (``flags``). The cached copy also holds
 ``per_item`` (ids, blind right/wrong, chance), so that other slices (``--by``) and the reports'
 tables need no second audit.
 """
@@ -18,7 +20,9 @@ import numpy as np
 from whatifbench.analysis.audit.baselines import BASELINES, blind_baselines
 from whatifbench.analysis.audit.chance import chance_per_item
 from whatifbench.analysis.audit.features import build_features
+from whatifbench.analysis.audit.flags import apply_flags
 from whatifbench.analysis.audit.pairs import pair_rules
+from whatifbench.analysis.audit.probe_results import metadata_probes
 from whatifbench.analysis.audit.slices import check_keys, slice_keys, slices, summary
 from whatifbench.analysis.audit.store import AUDIT_VERSION, load_audit, save_audit
 from whatifbench.analysis.audit.text import closed_choices
@@ -33,7 +37,7 @@ METHOD = ("{folds}-fold cross-validation grouped by pair (an original and its co
           "never straddle folds); the combination takes the baseline that scored best inside "
           "the training folds (nested cross-validation), a group's own best where it is clearly "
           "better there; the test fold never chooses")
-PUBLIC = ("dataset", "blind", "slices", "pairs")
+PUBLIC = ("dataset", "blind", "slices", "pairs", "probes")
 """The keys ``--json`` prints (the cache holds ``per_item`` too)."""
 
 
@@ -44,8 +48,8 @@ def audited(item: Item) -> bool:
 
 
 def audit_items(items: Sequence[Item]) -> dict[str, Any]:
-    """Blind baselines, slices (default keys) and pair rules of ``items`` (no ``dataset``
-    part); raises ``WhatifError`` when too few items can be audited."""
+    """Blind baselines, slices (default keys), pair rules and metadata probes of ``items`` (no
+    ``dataset`` part), flagged; raises ``WhatifError`` when too few items can be audited."""
     try:
         import sklearn  # noqa: F401
     except ImportError:
@@ -67,17 +71,20 @@ def audit_items(items: Sequence[Item]) -> dict[str, Any]:
         hits = int(result.correct[name].sum())
         baselines[name] = {"accuracy": percent(hits, len(chosen)),
                            "interval": list(wilson_ci(hits, len(chosen)))}
-    return {
+    probes, letters = metadata_probes(chosen)
+    return apply_flags({
         "blind": {"accuracy": overall["blind"], "chance": overall["chance"],
                   "n": overall["n"], "interval": overall["interval"],
-                  "flagged": overall["flagged"], "method": METHOD.format(folds=folds),
+                  "hits": overall["hits"], "p": overall["p"], "null": overall["null"],
+                  "flagged": False, "method": METHOD.format(folds=folds),
                   "folds": folds, "baselines": baselines,
                   "chosen": result.chosen},
         "slices": slices(chosen, right, slice_keys(chosen)),
-        "pairs": pair_rules(items),
+        "pairs": {**pair_rules(items), "letters": letters},
+        "probes": probes,
         "per_item": {"ids": [i.id for i in chosen], "blind": [int(x) for x in right],
                      "chance": [round(c, 6) for c in chance_per_item(chosen)]},
-    }
+    })
 
 
 def _dataset_part(ds: Dataset) -> dict[str, Any]:
@@ -92,7 +99,8 @@ def _dataset_part(ds: Dataset) -> dict[str, Any]:
 def audit_dataset(path: str | Path, by: Sequence[str] = (), refresh: bool = False,
                   ) -> dict[str, Any]:
     """The audit of the dataset at ``path`` (the ``--json`` object), from the cache when this
-    audit version has seen the same ``items.jsonl``; ``by`` adds slices by other keys."""
+    audit version has seen the same ``items.jsonl``; ``by`` adds slices by other keys (which
+    join the family the flags are Holm-corrected over)."""
     ds = load_dataset(path, check_images=False)
     check_keys(ds.items, by, str(ds.root))
     cached = None if refresh else load_audit(ds.items_sha256)
@@ -108,6 +116,7 @@ def audit_dataset(path: str | Path, by: Sequence[str] = (), refresh: bool = Fals
         chosen = [index[i] for i in per_item["ids"]]
         right = np.array(per_item["blind"], dtype=bool)
         result["slices"] = result["slices"] + slices(chosen, right, extra)
+        apply_flags(result)
     return result
 
 
@@ -119,5 +128,23 @@ def _usable(cached: dict[str, Any]) -> bool:
 
 
 def flagged_slices(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The flagged slices of an audit result."""
+    """The flagged slices of an audit result (text baselines)."""
     return [s for s in result["slices"] if s.get("flagged")]
+
+
+def flagged_probes(result: dict[str, Any]) -> list[str]:
+    """The flagged metadata probes and probe slices, as ``probe`` or ``probe: key=value``."""
+    out = []
+    for probe in result.get("probes") or []:
+        if probe.get("flagged"):
+            out.append(probe["name"])
+        out += [f"{probe['name']}: {s['key']}={s['value']}" for s in probe.get("slices") or []
+                if s.get("flagged")]
+    return out
+
+
+def flag_labels(result: dict[str, Any]) -> list[str]:
+    """Everything flagged in an audit result: ``all``, ``key=value`` slices, then probes."""
+    return (["all"] * bool(result["blind"].get("flagged"))
+            + [f"{s['key']}={s['value']}" for s in flagged_slices(result)]
+            + flagged_probes(result))

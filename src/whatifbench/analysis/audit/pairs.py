@@ -49,7 +49,7 @@ def rules_holding(first: Item, second: Item) -> list[str]:
     return held
 
 
-def _share(counts: Counter[str], total: int) -> dict[str, Any]:
+def rule_shares(counts: Counter[str], total: int) -> dict[str, Any]:
     """Per rule the pairs it holds for (count and percent of ``total``), and the best rule: the
     share a model reaches that perceives the original and applies that one rule (any two
     answers of a yes/no pair are equal or negated, so their sum says nothing)."""
@@ -87,7 +87,7 @@ def pair_rules(items: Sequence[Item]) -> dict[str, Any]:
             counts[rule] += 1
     return {
         "pairs": total,
-        "rules": _share(overall, total),
-        "by_group": [{"group": g, "pairs": sizes[g], "rules": _share(groups[g], sizes[g])}
+        "rules": rule_shares(overall, total),
+        "by_group": [{"group": g, "pairs": sizes[g], "rules": rule_shares(groups[g], sizes[g])}
                      for g in sorted(groups)],
     }

@@ -1,6 +1,6 @@
 """Slices: blind accuracy beside chance for each value of a key (template, category, task type,
-role, group, or any ``meta`` key), with a 95 % interval and a flag when guessing blind clearly
-beats chance."""
+role, group, or any ``meta`` key), with a 95 % interval and the test behind the flag (``flags``:
+the flag itself is set over the whole audit, Holm-corrected)."""
 
 from __future__ import annotations
 
@@ -11,19 +11,15 @@ from typing import Any
 import numpy as np
 
 from whatifbench.analysis.audit.chance import chance_per_item
+from whatifbench.analysis.audit.flags import scored_entry
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
-from whatifbench.metrics.stats import percent, wilson_ci
 
 DEFAULT_KEYS = ("template", "category", "task_type", "type", "group", "role")
 """Keys sliced by default, when the items have them; a key that splits the items exactly as an
 earlier one does (C-VQA-Synthetic's group and template) is shown once."""
 ITEM_KEYS = ("group", "role", "kind")
 """Keys read from the item's fields; every other key is read from ``meta``."""
-MIN_N = 60
-"""A slice needs this many items to be flagged."""
-MARGIN = 5.0
-"""... blind accuracy more than this many points above chance ..."""
 
 
 def slice_value(item: Item, key: str) -> str | None:
@@ -80,19 +76,12 @@ def slice_keys(items: Sequence[Item], extra: Sequence[str] = ()) -> list[str]:
 
 
 def summary(items: Sequence[Item], right: np.ndarray) -> dict[str, Any]:
-    """n, blind accuracy, chance, 95 % interval and the flag of a set of items (percent)."""
-    n, hits = len(items), int(right.sum())
-    chance = round(100.0 * float(np.mean(chance_per_item(items))), 2) if n else 0.0
-    blind = percent(hits, n)
-    interval = wilson_ci(hits, n)
-    return {"n": n, "blind": blind, "chance": chance, "interval": list(interval),
-            "flagged": flagged(n, blind, chance, interval)}
-
-
-def flagged(n: int, blind: float, chance: float, interval: Sequence[float]) -> bool:
-    """A set of items is flagged when it is large enough, blind guessing beats chance by more
-    than ``MARGIN`` points, and the interval's lower end lies above chance."""
-    return n >= MIN_N and blind > chance + MARGIN and interval[0] > chance
+    """n, blind accuracy, chance, 95 % interval and the test (``hits``, ``p``, ``null``) of a
+    set of items (percent); ``flagged`` is set by ``flags.apply_flags`` over the whole audit."""
+    entry = scored_entry(right, chance_per_item(items))
+    return {"n": entry["n"], "blind": entry["accuracy"], "chance": entry["chance"],
+            "interval": entry["interval"], "hits": entry["hits"], "p": entry["p"],
+            "null": entry["null"], "flagged": False}
 
 
 def slices(items: Sequence[Item], right: np.ndarray, keys: Sequence[str]) -> list[dict[str, Any]]:

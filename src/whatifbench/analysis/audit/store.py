@@ -1,6 +1,7 @@
 """Where audit results are kept: one JSON file per dataset under ``$WHATIF_HOME/audit/``, keyed by
 the sha256 of the dataset's ``items.jsonl`` (the audit reads only the items: questions, options,
-answers, pairs and metadata) and the audit's version. ``whatif audit`` writes it; reports, which
+answers, pairs, ids, image file names and metadata) and the audit's version (2: the metadata
+probes and Holm-corrected flags). ``whatif audit`` writes it; reports, which
 only read, show its blind accuracy as a reference row when it is there."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from whatifbench.core.fsutil import dumps, write_text_atomic
 from whatifbench.runner.store import whatif_home
 
-AUDIT_VERSION = "1"
+AUDIT_VERSION = "2"
 """Changes whenever what the audit computes changes, so older cached results are not read."""
 
 

@@ -1,6 +1,8 @@
 // whatifbench human baseline app. Reads its settings from the JSON block #whatif-config, asks
 // the server (with the access token) for the annotator's next item, renders it with DOM text
 // nodes only, and posts each answer; the server keeps the plan, the answers and the position.
+// Back (the button, or the left arrow key) shows the previous answered item with the answer
+// given, to change it (the server keeps the newest); confirming returns to the next new item.
 // human/page.py joins it after the explorer's DOM helper (h) inside one strict function scope.
   const CFG = JSON.parse(document.getElementById("whatif-config").textContent);
   const app = document.getElementById("app");
@@ -25,14 +27,21 @@
     return {ok: response.ok, data};
   }
 
-  async function load() {
+  async function load(position) {
+    let path = "/api/state?annotator=" + encodeURIComponent(CFG.annotator);
+    if (Number.isInteger(position)) path += "&position=" + position;
     try {
-      const got = await call("/api/state?annotator=" + encodeURIComponent(CFG.annotator));
-      if (!got.ok) return fail(got.data.error);
+      const got = await call(path);
+      if (!got.ok) return Number.isInteger(position) ? message(got.data.error) : fail(got.data.error);
       show(got.data);
     } catch (err) {
-      offline(load);
+      offline(() => load(position));
     }
+  }
+
+  function back() {
+    if (pending || !state || state.previous === null || state.previous === undefined) return;
+    load(state.previous);
   }
 
   async function send(answer) {
@@ -68,12 +77,25 @@
     chosen = null;
     shownAt = performance.now();
     render();
+    const given = state.revising && state.given;
+    if (given && !given.unsure) prefill(state.item, given);
+  }
+
+  function prefill(item, given) {
+    if (item.form === "choice" || item.form === "yes-no") return pick(given.reply);
+    if (item.form === "explain") {
+      app.querySelectorAll("textarea.part").forEach((t, i) => { t.value = given.parts[i] || ""; });
+      return;
+    }
+    const field = app.querySelector(".answers input, .answers textarea");
+    if (field) field.value = given.reply;
   }
 
   function submit(extra) {
     if (!state || !state.item) return;
     const seconds = Math.round(performance.now() - shownAt) / 1000;
-    send(Object.assign({annotator: CFG.annotator, position: state.position, seconds}, extra));
+    send(Object.assign({annotator: CFG.annotator, position: state.position, seconds,
+      revise: Boolean(state.revising)}, extra));
   }
   const unsure = () => submit({unsure: true, reply: ""});
 
@@ -140,7 +162,9 @@
     const done = state.answered;
     const total = Math.max(state.total, 1);
     return h("div", {class: "progress"},
-      h("span", {id: "progress", "data-answered": done, "data-position": state.position},
+      h("span", {id: "progress", "data-answered": done, "data-position": state.position,
+        "data-revising": state.revising ? "1" : "0"},
+      state.revising ? `Changing answer ${state.position + 1} of ${state.total}` :
         state.item ? `Item ${done + 1} of ${state.total}` : `${done} of ${state.total} answered`),
       h("div", {class: "track", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": total,
         "aria-valuenow": done}, h("div", {class: "fill", style: null})),
@@ -154,20 +178,32 @@
     const bar = progressBar();
     bar.querySelector(".fill").style.width = `${(100 * state.answered) / Math.max(state.total, 1)}%`;
     const item = state.item;
+    const canBack = state.previous !== null && state.previous !== undefined;
+    const backButton = () => h("button", {id: "back", onclick: back, disabled: !canBack,
+      title: "Show the previous item to change its answer"}, "← Back");
     if (!item) {
       app.replaceChildren(bar, h("p", {class: "done", id: "done"}, "All done, thank you! " +
-        `${state.answered} answers are saved. You can close this page.`));
+        `${state.answered} answers are saved. You can close this page.`),
+      h("div", {class: "actions"}, backButton()));
       return;
     }
+    const given = state.revising && state.given;
+    const note = given ? h("p", {class: "banner", id: "revising"}, "You answered this item " +
+      (given.unsure ? "as unsure" : "before") + "; change the answer and confirm, or go on " +
+      "without changing it.") : null;
     const images = h("div", {class: "images"}, item.images.map((src, i) =>
       h("img", {src, alt: `image ${i + 1} of the question`})));
-    app.replaceChildren(bar, h("div", {class: "item", "data-position": state.position},
+    app.replaceChildren(bar, ...(note ? [note] : []),
+      h("div", {class: "item", "data-position": state.position},
       images, h("div", {class: "question text", id: "question"}, item.text),
       answerForm(item),
       h("div", {class: "actions"},
+        backButton(),
         h("button", {class: "primary", id: "confirm", onclick: confirm}, "Confirm (Enter)"),
         h("button", {id: "unsure", onclick: unsure}, "Unsure"),
-        h("span", {class: "keys"}, keysHelp(item))),
+        ...(state.revising ? [h("button", {id: "resume", onclick: () => load()},
+          "Go on without changing")] : []),
+        h("span", {class: "keys"}, keysHelp(item) + " ← goes back.")),
       h("div", {class: "message", id: "message", role: "alert"})));
     const first = app.querySelector(".answers input, .answers textarea");
     if (first) first.focus();
@@ -178,9 +214,14 @@
   }
 
   document.addEventListener("keydown", (e) => {
-    const item = state && state.item;
-    if (!item || e.altKey || e.metaKey) return;
+    if (!state || e.altKey || e.metaKey) return;
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
+    if (e.key === "ArrowLeft" && !typing && !e.ctrlKey && !e.shiftKey) {
+      e.preventDefault();
+      return back();
+    }
+    const item = state.item;
+    if (!item) return;
     if (e.key === "Enter" && (!typing || e.target.tagName === "INPUT" || e.ctrlKey)) {
       e.preventDefault();
       return confirm();

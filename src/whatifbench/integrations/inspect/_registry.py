@@ -1,10 +1,4 @@
 """The module inspect_ai loads through the ``inspect_ai`` entry point: importing the tasks
-registers ``whatifbench/<task>`` with inspect."""
+module registers ``whatifbench/<task>`` with inspect for every registered suite."""
 
-from whatifbench.integrations.inspect.tasks import (  # noqa: F401
-    cello,
-    cfmm,
-    cvqa_real,
-    cvqa_synthetic,
-    mucr,
-)
+import whatifbench.integrations.inspect.tasks  # noqa: F401

@@ -4,7 +4,7 @@
 answers with the suite's judge, through the run store); it keeps the whatifbench sample in the
 score's metadata. Each metric rebuilds those samples and reads one value of the suite's own
 ``metrics`` (original/counterfactual accuracy, drop, pair accuracy; CFMM's acc_b/acc_c/acc+;
-MuCR's c2e/e2c/cue/exp; CELLO's accuracy), so the pair stays the unit.
+as ``Suite.reported_metrics`` names them), so the pair stays the unit.
 """
 
 from __future__ import annotations
@@ -30,16 +30,6 @@ from whatifbench.runner.evaluate import get_suite, score_item
 from whatifbench.runner.judge import JudgeRuntime
 from whatifbench.runner.store import RunStore
 
-SUITE_METRICS = {
-    "cvqa-synthetic": ("original_accuracy", "counterfactual_accuracy", "drop", "pair_accuracy",
-                       "unparsed"),
-    "cvqa-real": ("original_accuracy", "counterfactual_accuracy", "drop", "pair_accuracy",
-                  "unparsed"),
-    "cfmm": ("acc_b", "acc_c", "acc_plus", "drop", "unparsed"),
-    "mucr": ("c2e", "e2c", "cue", "exp", "unparsed"),
-    "cello": ("accuracy", "unparsed"),
-}
-"""The values of each suite's ``metrics`` that its inspect task reports."""
 SAMPLE_FIELDS = {f.name for f in fields(Sample)}
 
 
@@ -106,6 +96,12 @@ def _reader(key: str) -> Callable[[], Metric]:
     return metric(key)(factory)
 
 
-METRICS: dict[str, Callable[[], Metric]] = {
-    key: _reader(key) for keys in SUITE_METRICS.values() for key in keys}
-"""One registered inspect metric per reported value (``whatifbench/<name>``)."""
+_METRICS: dict[str, Callable[[], Metric]] = {}
+
+
+def suite_metric(key: str) -> Callable[[], Metric]:
+    """The inspect metric that reads ``key`` of the suite's own ``metrics`` (registered with
+    inspect once per key; a suite's keys are ``Suite.reported_metrics``)."""
+    if key not in _METRICS:
+        _METRICS[key] = _reader(key)
+    return _METRICS[key]

@@ -1,10 +1,13 @@
-"""One inspect ``@task`` per suite. ``dataset``: a whatifbench dataset folder; without it the
-generated suites use a small default suite (made once under ``$WHATIF_HOME``); ``prompt`` and
-``strategy`` are those of ``whatif run`` (answers are generated)."""
+"""One inspect ``@task`` per registered suite (``cvqa-synthetic`` → ``cvqa_synthetic``), made
+from the registry, so a new suite gets its task without an edit here. ``dataset``: a whatifbench
+dataset folder; without it a suite with a generator uses its small generated dataset
+(``Suite.demo``, made once under ``$WHATIF_HOME``); ``prompt`` and ``strategy`` are those of
+``whatif run`` (answers are generated)."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
@@ -14,77 +17,64 @@ from inspect_ai.solver import generate
 from whatifbench import api
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.registry import listing
+from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.inspect.samples import inspect_samples, resolved
-from whatifbench.integrations.inspect.scorer import METRICS, SUITE_METRICS, whatif_answer
-
-DEFAULTS: dict[str, tuple[str, dict[str, Any], int] | None] = {
-    "cvqa-synthetic": api.DEFAULT_SUITE,
-    "cfmm": ("cfmm-synthetic", {"per_category": 20}, 0),
-    "mucr": ("mucr-synthetic", {"groups": 5}, 0),
-    "cvqa-real": None,
-    "cello": None,
-}
-"""The default suite of each task without ``-T dataset`` (generator, parameters, seed)."""
+from whatifbench.integrations.inspect.scorer import suite_metric, whatif_answer
 
 
 def suite_task(suite: str, dataset: str | None, prompt: str, strategy: str) -> Task:
-    """The inspect task of ``suite`` over a dataset folder (or the suite's default)."""
-    default = DEFAULTS[suite]
+    """The inspect task of ``suite`` over a dataset folder (or the suite's small generated
+    dataset, ``Suite.demo``)."""
+    the_suite = suite_for(suite)
+    demo = the_suite.demo
     if dataset is not None:
         data = load_dataset(dataset)
-    elif default is not None:
-        data = api.generated_dataset(*default)
+    elif demo is not None:
+        data = api.generated_dataset(demo.generator, demo.params, demo.seed)
     else:
         raise WhatifError(
             f"The {suite} task needs a dataset: pass -T dataset=DIR (a folder made by "
             f"'whatif import {suite}' or 'whatif build').")
     if data.suite != suite:
-        name = data.suite.replace("-", "_")
         raise WhatifError(f"{dataset} is a {data.suite} dataset; run it with the task "
-                          f"whatifbench/{name}.")
+                          f"whatifbench/{task_name(data.suite)}.")
     protocol = resolved(data, Protocol(prompt=prompt, strategy=strategy).validate())
     return Task(
         dataset=MemoryDataset(inspect_samples(data, protocol), name=data.card.name),
         solver=generate(),
         scorer=whatif_answer(suite, protocol.to_json()),
-        metrics=[METRICS[key]() for key in SUITE_METRICS[suite]],
+        metrics=[suite_metric(key)() for key in the_suite.reported_metrics(data.items)],
         config=GenerateConfig(temperature=0.0, max_tokens=protocol.max_new_tokens),
         metadata={"whatifbench_dataset": data.card.name, "suite": suite,
                   "items_sha256": data.items_sha256, "protocol": protocol.to_json()},
     )
 
 
-@task
-def cvqa_synthetic(dataset: str | None = None, prompt: str = "default",
-                   strategy: str = "zero-shot") -> Task:
-    """C-VQA-Synthetic: counting with counterfactual premises (default: the small suite)."""
-    return suite_task("cvqa-synthetic", dataset, prompt, strategy)
+def task_name(suite: str) -> str:
+    """The inspect task's name of a suite (``cvqa-synthetic`` → ``cvqa_synthetic``)."""
+    return re.sub(r"\W", "_", suite)
 
 
-@task
-def cvqa_real(dataset: str | None = None, prompt: str = "default",
-              strategy: str = "zero-shot") -> Task:
-    """C-VQA-Real: VQAv2 questions with counterfactual premises (needs -T dataset)."""
-    return suite_task("cvqa-real", dataset, prompt, strategy)
+def task_for(suite: str) -> Callable[..., Task]:
+    """The registered inspect task of ``suite`` (made on first use): ``inspect eval
+    whatifbench/<task_name>``, with ``-T dataset=DIR``, ``-T prompt=...``, ``-T strategy=...``."""
+    name = task_name(suite)
+    found = _TASKS.get(name)
+    if found is None:
+        def made(dataset: str | None = None, prompt: str = "default",
+                 strategy: str = "zero-shot") -> Task:
+            return suite_task(suite, dataset, prompt, strategy)
+
+        made.__name__ = made.__qualname__ = name
+        summary = next((s.summary for s in listing("suite") if s.name == suite), suite)
+        made.__doc__ = summary + ("" if suite_for(suite).demo is None else
+                                  " (default: a small generated dataset).")
+        found = _TASKS[name] = task(name=name)(made)
+    return found
 
 
-@task
-def cfmm(dataset: str | None = None, prompt: str = "default",
-         strategy: str = "zero-shot") -> Task:
-    """CFMM: basic/counterfactual pairs, options as letters (default: 100 generated pairs)."""
-    return suite_task("cfmm", dataset, prompt, strategy)
-
-
-@task
-def mucr(dataset: str | None = None, prompt: str = "default",
-         strategy: str = "zero-shot") -> Task:
-    """MuCR: cause/effect images; C2E, E2C, Cue, Exp (default: 20 generated pairs)."""
-    return suite_task("mucr", dataset, prompt, strategy)
-
-
-@task
-def cello(dataset: str | None = None, prompt: str = "default",
-          strategy: str = "zero-shot") -> Task:
-    """CELLO: causal questions over four rungs (needs -T dataset)."""
-    return suite_task("cello", dataset, prompt, strategy)
+_TASKS: dict[str, Callable[..., Task]] = {}
+for _listed in listing("suite"):
+    globals()[task_name(_listed.name)] = task_for(_listed.name)

@@ -16,6 +16,7 @@ from pathlib import Path
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.fsutil import write_text_atomic
 from whatifbench.core.outputs import check_output, staged_dir
+from whatifbench.core.suite import suite_for
 from whatifbench.integrations.common import max_new_tokens
 from whatifbench.integrations.hf_datasets import SPLIT, export_hf
 
@@ -23,7 +24,6 @@ TEMPLATE = Path(__file__).with_name("task_utils.py")
 """The task code copied as ``utils.py``."""
 IDENTITY = "whatifbench_dataset.json"
 PAIRED = ("original_accuracy", "counterfactual_accuracy", "drop", "pair_accuracy")
-MUCR_METRICS = ("c2e", "e2c", "cue")
 LOWER_IS_BETTER = ("drop", "unparsed")
 
 
@@ -47,32 +47,38 @@ def task_name(dataset_name: str) -> str:
 
 
 def pair_roles(data: Dataset) -> list[str] | None:
-    """The two roles of the suite's pairs (first the original or basic one), if it has any."""
-    roles = {item.role for item in data.items}
-    for first in ("original", "basic"):
-        if {first, "counterfactual"} <= roles:
-            return [first, "counterfactual"]
-    return None
+    """The two roles of the suite's pairs (``Suite.pair_roles``), if the items have both."""
+    roles = suite_for(data.suite).pair_roles
+    present = {item.role for item in data.items}
+    return list(roles) if roles is not None and set(roles) <= present else None
+
+
+def group_metrics(data: Dataset) -> list[tuple[str, str]]:
+    """(metric name, group) of each group the suite reports apart (``Suite.reported_groups``);
+    the name is the group's, made a Python identifier."""
+    return [(g if g.isidentifier() else "group_" + re.sub(r"\W", "_", g), g)
+            for g in suite_for(data.suite).reported_groups(data.items)]
 
 
 def metrics_for(data: Dataset) -> list[str]:
-    """The metrics the task reports: the paired ones when the suite has pairs, MuCR's choice
-    metrics for MuCR, then accuracy and the unparsed share."""
-    groups = {item.group for item in data.items}
-    mucr = [g for g in MUCR_METRICS if g in groups] if data.suite == "mucr" else []
-    return [*(PAIRED if pair_roles(data) else ()), *mucr, "accuracy", "unparsed"]
+    """The metrics the task reports: the paired ones when the suite has pairs, the groups the
+    suite reports apart, then accuracy and the unparsed share."""
+    return [*(PAIRED if pair_roles(data) else ()), *(n for n, _ in group_metrics(data)),
+            "accuracy", "unparsed"]
 
 
 def identity(data: Dataset, task: str, metrics: list[str]) -> dict[str, object]:
     """``whatifbench_dataset.json``: which dataset, which roles pair up, which metrics
-    (``metrics_for``)."""
-    from whatifbench.suites.mucr.prompts import image_option
-    from whatifbench.suites.mucr.suite import IMAGE_METRICS
-
-    words = {g: image_option("{}") for g in IMAGE_METRICS} if data.suite == "mucr" else {}
+    (``metrics_for``), which groups name their options in words (``Suite.option_words``)."""
     return {"name": data.card.name, "suite": data.suite, "items_sha256": data.items_sha256,
             "task": task, "roles": pair_roles(data), "metrics": metrics,
-            "option_words": words}
+            "option_words": suite_for(data.suite).option_words()}
+
+
+def task_code(data: Dataset) -> str:
+    """``utils.py``: the plain task code, then one aggregation per group reported apart."""
+    lines = [f"{name} = group_metric({group!r})" for name, group in group_metrics(data)]
+    return TEMPLATE.read_text(encoding="utf-8") + "".join(f"{line}\n" for line in lines)
 
 
 def task_yaml(data: Dataset, task: str, dataset_path: str, metrics: list[str]) -> str:
@@ -147,7 +153,7 @@ def export_lmms_eval(dataset: str | Path | Dataset, out: str | Path, overwrite: 
         if dataset_path is None:
             export_hf(data, stage / "hf", license=license)
         write_text_atomic(stage / f"{name}.yaml", task_yaml(data, name, path, metrics))
-        write_text_atomic(stage / "utils.py", TEMPLATE.read_text(encoding="utf-8"))
+        write_text_atomic(stage / "utils.py", task_code(data))
         write_text_atomic(stage / IDENTITY, json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
         write_text_atomic(stage / "README.md", readme(data, name, dataset_path is None))
     return LmmsTask(out, name, path, tuple(metrics))

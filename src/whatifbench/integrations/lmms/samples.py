@@ -19,13 +19,14 @@ from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import loads
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import image_labels, prompts
-from whatifbench.integrations.lmms.export import MUCR_METRICS, PAIRED, task_name
+from whatifbench.integrations.lmms.export import PAIRED, task_name
 from whatifbench.integrations.replay import ReplayBackend, replay
-from whatifbench.models.base import is_secret
 from whatifbench.runner.results import RunResult
+from whatifbench.secrets import public_arguments, public_value
 
-METRIC_KEYS = (*PAIRED, *MUCR_METRICS, "accuracy", "unparsed")
-"""Where a line of our task keeps its record (every reported metric holds the same one)."""
+METRIC_KEYS = (*PAIRED, "accuracy", "unparsed")
+"""Where a line of our task keeps its record (every reported metric holds the same one; a
+metric of a group the suite reports apart is found by looking at the others)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class Imported:
 
 
 def _record(line: dict[str, Any]) -> dict[str, Any] | None:
-    for key in METRIC_KEYS:
+    keys = [*METRIC_KEYS, *(k for k in line if k not in METRIC_KEYS)]
+    for key in keys:
         value = line.get(key)
         if isinstance(value, dict) and "items_sha256" in value and "id" in value:
             return value
@@ -141,13 +143,9 @@ def run_config(path: Path, task: str | None) -> dict[str, Any]:
         task_config = (data.get("configs") or {}).get(task or "", {})
     except (ValueError, AttributeError):
         return {}
-    args = {}
-    for part in str(config.get("model_args") or "").split(","):
-        key, _, value = part.partition("=")
-        if key.strip() and not is_secret(key):
-            args[key.strip()] = value.strip()
+    args = public_arguments(config.get("model_args"))  # a k=v,k=v string, or a dict
     budget = (task_config.get("generation_kwargs") or {}).get("max_new_tokens")
-    return {"model": config.get("model"), "model_args": args,
+    return {"model": public_value(config.get("model")), "model_args": args,
             "lmms_eval_version": data.get("lmms_eval_version"), "results": str(results),
             "max_new_tokens": budget if isinstance(budget, int) else None}
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Request
+from whatifbench.core.suite import suite_for
 from whatifbench.models.builtin.program import ProgramBackend, seeded_unit
 
 
@@ -46,12 +47,19 @@ class IgnorePremiseBackend(ProgramBackend):
     """Answers originals correctly and each counterfactual with its original's answer.
 
     It models a reader with perfect eyes who ignores the premise, so it applies only to suites
-    of original/basic and counterfactual pairs (C-VQA, CFMM), not to MuCR or CELLO.
+    of original/basic and counterfactual pairs (``Suite.pair_roles``: C-VQA, CFMM), not to MuCR
+    or CELLO.
     """
 
     arg_names = frozenset({"delay"})
-    suites = frozenset({"cvqa-synthetic", "cvqa-real", "cfmm"})
     reads_images = False  # its "perfect eyes" are the items' own answers
+
+    def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
+        """Only paired suites have an original answer to repeat."""
+        if suite_for(suite).pair_roles is None:
+            return (f"it answers only suites of original (or basic) and counterfactual pairs, "
+                    f"and {suite} items come in no such pairs")
+        return None
 
     @property
     def version(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib.metadata
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -12,6 +13,7 @@ from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.models.base import Backend
 from whatifbench.models.hf.fingerprint import folder_fingerprint
 from whatifbench.models.hf.loading import (
+    DEFAULT_BATCH,
     SINGLE_IMAGE_TYPES,
     HFOptions,
     Loaded,
@@ -41,6 +43,7 @@ class HFBackend(Backend):
 
     name_arg_required = True
     arg_names = frozenset(HFOptions.__dataclass_fields__)
+    execution_args = frozenset({"prefetch"})
     uses_gpu = True
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
@@ -63,6 +66,7 @@ class HFBackend(Backend):
             f"torch{_package_version('torch')}",
         ])
         self._loaded: Loaded | None = None
+        self._streams: weakref.WeakSet[Iterator[tuple[int, Response]]] = weakref.WeakSet()
 
     def needs_image(self) -> str | None:
         """PaliGemma and the BLIP-2 family compute every answer from image features."""
@@ -90,10 +94,18 @@ class HFBackend(Backend):
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """Replies decoded as each request's decoding record says (greedy without one), batched
-        (``-M batch_size``) with left padding; a sampled request is generated alone, from its
-        own seed."""
-        from whatifbench.models.hf.generation import GREEDY, batches, generate_batch
+        (``-M batch_size``) with left padding, the next batches' inputs prepared while the model
+        runs (``-M prefetch``), from a static KV cache where ``-M fast_decode`` says; a sampled
+        request is generated alone, from its own seed."""
+        from whatifbench.models.hf.fast_decode import auto_batch_size, decoder, fast_mode
+        from whatifbench.models.hf.generation import (
+            GREEDY,
+            batches,
+            generate_batch,
+            prepare_batch,
+        )
         from whatifbench.models.hf.inputs import build_prompt
+        from whatifbench.models.hf.pipeline import pipelined
 
         if not requests:
             return
@@ -101,16 +113,40 @@ class HFBackend(Backend):
         prompts = [build_prompt(loaded, r, self.spec) for r in requests]
         budgets = [r.max_new_tokens for r in requests]
         decodings = [r.decoding or GREEDY for r in requests]
-        for members in batches(prompts, budgets, self.options.batch_size, decodings):
+        mode = fast_mode(loaded, self.options, self.spec)
+        fast = decoder(loaded, mode == "compiled") if mode is not None else None
+        size = self.options.batch_size
+        if size is None:
+            size = DEFAULT_BATCH
+            if fast is not None and loaded.device.type == "cuda":
+                longest = max(range(len(prompts)), key=lambda i: len(prompts[i].text))
+                tokens = int(prepare_batch(loaded, [prompts[longest]])["input_ids"].shape[1])
+                size = auto_batch_size(loaded, tokens, max(budgets))
+
+        def run(members: list[int], ready: dict[str, Any]) -> list[tuple[int, Response]]:
             replies = generate_batch(loaded, [prompts[i] for i in members], budgets[members[0]],
-                                     decodings[members[0]])
-            yield from zip(members, replies, strict=True)
+                                     decodings[members[0]], ready, fast)
+            return list(zip(members, replies, strict=True))
+
+        def prepare(members: list[int]) -> dict[str, Any]:  # in the prefetching thread
+            return prepare_batch(loaded, [prompts[i] for i in members])
+
+        jobs = list(batches(prompts, budgets, size, decodings))
+        yield from self._track(pipelined(jobs, prepare, run, self.options.prefetch))
 
     def score(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """Summed and mean log-probabilities of each request's candidates; ``-M batch_size``
-        items are ranked together (``rank_method=cache``)."""
+        items are ranked together (``rank_method=cache``), the next batches' inputs prepared
+        while the model runs (``-M prefetch``)."""
         from whatifbench.models.hf.inputs import build_prompt
-        from whatifbench.models.hf.ranking import rank_batches, score_batch, score_separately
+        from whatifbench.models.hf.pipeline import pipelined
+        from whatifbench.models.hf.ranking import (
+            Prepared,
+            prepare_scores,
+            rank_batches,
+            score_batch,
+            score_separately,
+        )
 
         if not requests:
             return
@@ -121,16 +157,36 @@ class HFBackend(Backend):
             for i, request in enumerate(requests):
                 yield i, score_separately(loaded, prompts[i], request)
             return
-        for members in rank_batches(loaded, prompts, self.options.batch_size):
+
+        def prepare(members: list[int]) -> Prepared:  # in the prefetching thread
+            return prepare_scores(loaded, [prompts[i] for i in members],
+                                  [requests[i] for i in members])
+
+        def run(members: list[int], ready: Prepared) -> list[tuple[int, Response]]:
             responses = score_batch(loaded, [prompts[i] for i in members],
-                                    [requests[i] for i in members])
-            yield from zip(members, responses, strict=True)
+                                    [requests[i] for i in members], ready)
+            return list(zip(members, responses, strict=True))
+
+        jobs = list(rank_batches(loaded, prompts, self.options.batch_size or DEFAULT_BATCH))
+        yield from self._track(pipelined(jobs, prepare, run, self.options.prefetch))
+
+    def _track(self, stream: Iterator[tuple[int, Response]]) -> Iterator[tuple[int, Response]]:
+        """``stream``, closed by ``close()`` if it is still open then (its thread ends)."""
+        self._streams.add(stream)
+        return stream
 
     def close(self) -> None:
-        """Drop the model and free accelerator memory."""
+        """Stop unfinished generations (their prefetching threads end), drop the model, its
+        static caches and free accelerator memory."""
+        for stream in list(self._streams):
+            stream.close()  # type: ignore[attr-defined]
+        self._streams.clear()
         if self._loaded is None:
             return
+        from whatifbench.models.hf.fast_decode import release
+
         device = self._loaded.device
+        release(self._loaded)
         self._loaded = None
         gc.collect()
         if getattr(device, "type", "") == "cuda":

@@ -8,7 +8,8 @@ from typing import Any
 
 from whatifbench.core.decoding import Decoding
 from whatifbench.core.requests import Response
-from whatifbench.models.hf.inputs import Prompt, encode
+from whatifbench.models.hf.fast_decode import FastDecoder, applies
+from whatifbench.models.hf.inputs import Prompt, pinned, tensors, to_device
 from whatifbench.models.hf.loading import Loaded
 
 GREEDY = Decoding()
@@ -18,13 +19,15 @@ def batches(prompts: Sequence[Prompt], budgets: Sequence[int], size: int,
             decodings: Sequence[Decoding] | None = None) -> Iterator[list[int]]:
     """Indices grouped into batches of at most ``size`` that share the image count, answer
     prefix, token budget and decoding (so rows can be padded and searched together; a sampled
-    request carries its own seed, so it is generated alone), in a deterministic order."""
+    request carries its own seed, so it is generated alone), prompts of similar length side by
+    side (less padding; length buckets for the fast path's cache), in a deterministic order."""
     chosen = decodings or [GREEDY] * len(prompts)
     groups: dict[tuple[int, tuple[int, ...], int, Decoding], list[int]] = {}
     for i, (prompt, budget) in enumerate(zip(prompts, budgets, strict=True)):
         groups.setdefault((len(prompt.images), prompt.prefix_ids, budget, chosen[i]),
                           []).append(i)
     for members in groups.values():
+        members.sort(key=lambda i: len(prompts[i].text))
         for start in range(0, len(members), size):
             yield members[start:start + size]
 
@@ -60,12 +63,13 @@ def generate_kwargs(decoding: Decoding, tokenizer: Any,
 
 
 def _run(loaded: Loaded, inputs: dict[str, Any], kwargs: dict[str, Any],
-         seed: int | None) -> Any:
+         seed: int | None, fast: bool = False) -> Any:
     """``model.generate``; a sampled decoding draws from its own seed (the global random state
-    is restored afterwards)."""
+    is restored afterwards). ``fast``: under ``no_grad`` rather than ``inference_mode`` (a static
+    cache outlives the call and is written again by the next one)."""
     import torch
 
-    with torch.inference_mode():
+    with torch.no_grad() if fast else torch.inference_mode():
         if seed is None:
             return loaded.model.generate(**inputs, **kwargs)
         devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
@@ -104,17 +108,30 @@ def finish(tokenizer: Any, row: Sequence[int], eos_ids: set[int],
         "length" if reason == "length" else "stop"
 
 
+def prepare_batch(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
+    """The CPU work of a batch (images, tokens): ``inputs.tensors``, pinned for a GPU."""
+    return pinned(loaded, tensors(loaded, prompts))
+
+
 def generate_batch(loaded: Loaded, prompts: Sequence[Prompt], max_new_tokens: int,
-                   decoding: Decoding = GREEDY) -> list[Response]:
-    """Replies for prompts that share image count, answer prefix, budget and decoding."""
-    inputs = encode(loaded, prompts)
+                   decoding: Decoding = GREEDY, prepared: dict[str, Any] | None = None,
+                   fast: FastDecoder | None = None) -> list[Response]:
+    """Replies for prompts that share image count, answer prefix, budget and decoding.
+    ``prepared``: their ``prepare_batch`` tensors (made here when ``None``); ``fast``: decode
+    from its static cache (``fast_decode``; beam search stays eager)."""
+    inputs = to_device(loaded, prepared if prepared is not None
+                       else prepare_batch(loaded, prompts))
     config = loaded.model.generation_config
     eos = config.eos_token_id
     eos_ids = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
     kwargs = {"max_new_tokens": max_new_tokens, "pad_token_id": loaded.tokenizer.pad_token_id,
               **generate_kwargs(decoding, loaded.tokenizer, eos_ids)}
-    out = _run(loaded, inputs, kwargs, decoding.seed)
     start = inputs["input_ids"].shape[1]
+    if fast is not None and applies(decoding):
+        kwargs.update(fast.kwargs(len(prompts), start + max_new_tokens))
+    else:
+        fast = None
+    out = _run(loaded, inputs, kwargs, decoding.seed, fast is not None)
     mask = inputs.get("attention_mask")
     lengths = mask.sum(dim=1).tolist() if mask is not None else [start] * len(prompts)
     responses = []

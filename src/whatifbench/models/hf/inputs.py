@@ -202,8 +202,10 @@ def append_tokens(loaded: Loaded, inputs: dict[str, Any], ids: Sequence[int]) ->
     return out
 
 
-def encode(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
-    """Tensors for a batch of prompts (left-padded) that share one answer prefix."""
+def tensors(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
+    """The processor's tensors for a batch of prompts that share one answer prefix (left-padded,
+    the prefix appended), on the CPU: the work before a forward pass (images read and processed,
+    text tokenized), which the backend's prefetching does in a background thread."""
     if len({p.prefix_ids for p in prompts}) != 1:
         raise ValueError("encode() needs prompts with one shared answer prefix")
     counts = {len(p.images) for p in prompts}
@@ -224,12 +226,31 @@ def encode(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
             "use --image-layout composite)."
         ) from None
     inputs = {k: v for k, v in batch.items() if k != "labels"}
-    inputs = append_tokens(loaded, inputs, prompts[0].prefix_ids)
+    return append_tokens(loaded, inputs, prompts[0].prefix_ids)
+
+
+def pinned(loaded: Loaded, inputs: dict[str, Any]) -> dict[str, Any]:
+    """``inputs`` in page-locked memory when the model is on a CUDA device, so that
+    ``to_device`` copies them without blocking the thread that runs the model."""
+    if loaded.device.type != "cuda":
+        return inputs
+    return {k: v.pin_memory() if hasattr(v, "pin_memory") else v for k, v in inputs.items()}
+
+
+def to_device(loaded: Loaded, inputs: dict[str, Any]) -> dict[str, Any]:
+    """``tensors``' output on the model's device, floating inputs (pixel values) in its dtype."""
     out: dict[str, Any] = {}
     for key, value in inputs.items():
         if hasattr(value, "to"):
-            value = value.to(loaded.device)
+            page_locked = callable(getattr(value, "is_pinned", None)) and value.is_pinned()
+            value = value.to(loaded.device, non_blocking=page_locked)
             if value.is_floating_point():
                 value = value.to(loaded.dtype)
         out[key] = value
     return out
+
+
+def encode(loaded: Loaded, prompts: Sequence[Prompt]) -> dict[str, Any]:
+    """Tensors for a batch of prompts (left-padded) that share one answer prefix, on the
+    model's device (``tensors`` then ``to_device``)."""
+    return to_device(loaded, tensors(loaded, prompts))

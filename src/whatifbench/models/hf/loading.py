@@ -17,6 +17,10 @@ DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16
           "float16": "float16", "fp16": "float16", "auto": "auto"}
 DEVICES = ("auto", "cpu", "cuda", "mps")
 RANK_METHODS = ("cache", "separate")
+FAST_DECODE = ("auto", "true", "false", "compile")
+"""Values of ``-M fast_decode`` (see ``HFOptions.fast_decode``)."""
+DEFAULT_BATCH = 8
+"""Requests per batch when ``-M batch_size`` is not given (and no automatic size applies)."""
 SINGLE_IMAGE_TYPES = frozenset({"paligemma", "blip-2", "instructblip"})
 """Model types whose prompts take one image (their processors put images before the text)."""
 PLAIN_PROMPT_TYPES = frozenset({"blip-2", "instructblip"})
@@ -28,8 +32,10 @@ their prompt is the plain text of the request."""
 class HFOptions:
     """The ``-M`` arguments of ``hf:PATH``."""
 
-    batch_size: int = 8
-    """Requests generated or ranked together (left-padded)."""
+    batch_size: int | None = None
+    """Requests generated or ranked together (left-padded). ``None`` (not given, or ``auto``):
+    with the fast decoding path on a GPU, as many generated rows as its free memory holds (up to
+    ``fast_decode.MAX_AUTO_BATCH``); otherwise ``DEFAULT_BATCH``."""
     dtype: str = "auto"
     """``auto`` (bfloat16 on CUDA, float16 on MPS, float32 on CPU), float32, bfloat16, float16."""
     device: str = "auto"
@@ -52,14 +58,35 @@ class HFOptions:
     """The conversation template C-VQA's paper protocol writes for a LLaVA checkpoint
     (``llava_v0``, ``llava_v1``, ``llava_llama_2``, ``mpt``; default: by the checkpoint's name, as
     the release's script chooses). Read by the suite; the backend itself does not use it."""
+    fast_decode: str = "auto"
+    """Generation from a static KV cache with a compiled decode step (``models.hf.fast_decode``):
+    ``auto`` (on a CUDA device, for checkpoints whose forward pass takes a cache, without beam
+    search), ``true`` (the static cache on every device; its decode step compiled on CUDA only),
+    ``compile`` (static cache and compiled decode step on every device, for checks), ``false``
+    (``generate`` with the dynamic cache)."""
+    prefetch: int = 2
+    """Batches whose inputs (images, tokens) are prepared ahead in a background thread while the
+    model runs (``models.hf.pipeline``); 0 prepares each batch just before it runs."""
 
     @classmethod
     def from_args(cls, spec: str, args: Mapping[str, Any]) -> HFOptions:
         """Validate ``-M`` arguments; one ``WhatifError`` names the bad one and the choices."""
         reject_unknown(spec, args, cls.__dataclass_fields__)
-        batch = args.get("batch_size", 8)
-        if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
-            raise WhatifError(f"-M batch_size must be a positive integer, got {batch!r}.")
+        batch = args.get("batch_size")
+        if batch == "auto":
+            batch = None
+        if batch is not None and (not isinstance(batch, int) or isinstance(batch, bool)
+                                  or batch < 1):
+            raise WhatifError(f"-M batch_size must be a positive integer or auto, got {batch!r}.")
+        fast = args.get("fast_decode", "auto")
+        fast = ("true" if fast else "false") if isinstance(fast, bool) else str(fast).lower()
+        if fast not in FAST_DECODE:
+            raise WhatifError(f"-M fast_decode={fast} is not supported; use one of "
+                              f"{', '.join(FAST_DECODE)}.")
+        prefetch = args.get("prefetch", 2)
+        if not isinstance(prefetch, int) or isinstance(prefetch, bool) or prefetch < 0:
+            raise WhatifError(f"-M prefetch must be a whole number of batches (0 or more), got "
+                              f"{prefetch!r}.")
         dtype = str(args.get("dtype", "auto")).lower()
         if dtype not in DTYPES:
             raise WhatifError(f"-M dtype={dtype} is not supported; use one of "
@@ -83,7 +110,7 @@ class HFOptions:
         conv = args.get("conv")
         return cls(batch, DTYPES[dtype], device, None if device_map is None else str(device_map),
                    multi, method, None if attn is None else str(attn), space,
-                   None if conv is None else str(conv))
+                   None if conv is None else str(conv), fast, prefetch)
 
 
 def require_hf() -> None:

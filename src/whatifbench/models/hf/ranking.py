@@ -26,7 +26,10 @@ from whatifbench.models.hf.inputs import (
     appended_value,
     encode,
     per_token_keys,
+    pinned,
     tail_ids,
+    tensors,
+    to_device,
 )
 from whatifbench.models.hf.loading import Loaded
 from whatifbench.models.hf.positions import Positions, family
@@ -104,19 +107,31 @@ def score_cached(loaded: Loaded, prompt: Prompt, request: Request) -> Response:
     return score_batch(loaded, [prompt], [request])[0]
 
 
-def score_batch(loaded: Loaded, prompts: Sequence[Prompt],
-                requests: Sequence[Request]) -> list[Response]:
-    """Scores of several items whose prompts share image count and answer prefix."""
+Prepared = tuple[list[list[list[int]]], dict[str, Any]]
+"""A batch's candidate token ids (per item, per candidate) and its CPU tensors."""
+
+
+def prepare_scores(loaded: Loaded, prompts: Sequence[Prompt],
+                   requests: Sequence[Request]) -> Prepared:
+    """The CPU work of a ranking batch: candidate tokens, images and prompt tokens."""
+    ids = [candidate_ids(loaded, p, r) for p, r in zip(prompts, requests, strict=True)]
+    return ids, pinned(loaded, tensors(loaded, prompts))
+
+
+def score_batch(loaded: Loaded, prompts: Sequence[Prompt], requests: Sequence[Request],
+                prepared: Prepared | None = None) -> list[Response]:
+    """Scores of several items whose prompts share image count and answer prefix.
+    ``prepared``: their ``prepare_scores`` (made here when ``None``)."""
     import torch
 
-    ids = [candidate_ids(loaded, p, r) for p, r in zip(prompts, requests, strict=True)]
-    multi = [(b, k) for b, item in enumerate(ids) for k, toks in enumerate(item) if len(toks) > 1]
     model = loaded.model
-    cached = takes_cache(model)
     name = family(loaded.model_type, model.config)
     if len(prompts) > 1 and name is None:
         raise ValueError(f"{loaded.model_type} prompts are not ranked in batches")
-    inputs = encode(loaded, prompts)
+    ids, cpu = prepared if prepared is not None else prepare_scores(loaded, prompts, requests)
+    multi = [(b, k) for b, item in enumerate(ids) for k, toks in enumerate(item) if len(toks) > 1]
+    cached = takes_cache(model)
+    inputs = to_device(loaded, cpu)
     if "attention_mask" not in inputs:
         inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
     mask = inputs["attention_mask"]

@@ -196,6 +196,15 @@ class CodeBackend(Backend):
         """Its programs call perception tools on the picture."""
         return "its programs call perception tools on the picture and need one in every request"
 
+    def ablation_refusal(self, kind: str) -> str | None:
+        """With oracle perception the tools read the scene from the items' provenance, not the
+        pixels: no image ablation can take the picture away from it."""
+        if isinstance(self.toolbox.perception, OraclePerception):
+            return ("with -M detector=oracle its tools read each scene from the items' "
+                    "provenance, not from the pixels, so taking the image away changes nothing "
+                    "(use -M detector=PATH to ablate a detector-based run)")
+        return super().ablation_refusal(kind)
+
     def inapplicable(self, suite: str, generator: str | None = None) -> str | None:
         """Any suite with a detector; oracle perception only the generated suites."""
         if isinstance(self.toolbox.perception, OraclePerception):

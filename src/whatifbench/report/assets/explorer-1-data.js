@@ -14,10 +14,16 @@
   const VIEWS = [["overview", "Overview"], ["figures", "Figures"], ["items", "Items"],
     ["compare", "Model vs model"], ["runs", "Runs"]];
 
-  const fmt = (v, d) => (v === null || v === undefined ? "–" : Number(v).toFixed(d));
+  // Numbers as the terminal, report.md and the CSVs show them (report.table.fixed): toFixed
+  // rounds the exact value, halves away from zero; never "-0.0".
+  function fmt(v, d) {
+    if (v === null || v === undefined) return "–";
+    const s = Number(v).toFixed(d);
+    return /^-0(\.0*)?$/.test(s) ? s.slice(1) : s;
+  }
   function signed(v, d) {
-    const x = Math.round(v * 10 ** d) / 10 ** d;
-    return (x < 0 ? "-" : "+") + Math.abs(x).toFixed(d);
+    const s = Math.abs(v).toFixed(d);
+    return (v < 0 && Number(s) !== 0 ? "-" : "+") + s;
   }
   const text = (value, cls) => h("div", {class: cls || "text"}, value === null ? "—" : value);
 

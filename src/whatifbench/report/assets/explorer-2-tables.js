@@ -6,7 +6,7 @@
     const tips = [];
     const kids = [fmt(c.v, c.d)];
     if (c.ci && c.v !== null) {
-      kids.push(" ", h("span", {class: "pm"}, "±" + ((c.ci[1] - c.ci[0]) / 2).toFixed(c.d)));
+      kids.push(" ", h("span", {class: "pm"}, "±" + fmt((c.ci[1] - c.ci[0]) / 2, c.d)));
       tips.push(`95% interval ${fmt(c.ci[0], c.d)} – ${fmt(c.ci[1], c.d)}`);
     }
     if (c.dv !== undefined) {

@@ -38,6 +38,7 @@ from whatifbench.suites.cello.causal.scene_graph import (
 )
 from whatifbench.suites.cello.causal.tasks import RUNG_OF, TASKS
 from whatifbench.suites.cello.counts import cello_counts
+from whatifbench.suites.cello.identity import BUILDER
 from whatifbench.suites.cello.images import available_ids, check_folder, copy_images, find_image
 
 VERSION = "1"
@@ -59,6 +60,8 @@ def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
         "option_kinds": list(q.option_kinds) or None,
         "graph": {"nodes": nodes, "edges": edges}, "objs": [o.object_id for o in q.objects],
     }
+    if q.contrast is not None:  # how the set's members are worded (``causal.contrast``)
+        meta["contrast"] = q.provenance["contrast"]["wording"]
     provenance = {**q.provenance, "seed": seed, "version": VERSION,
                   "template_question": q.template_text}
     return Item(id=f"cello-{data_id}", images=(image,), question=q.text, kind="choice",
@@ -148,6 +151,7 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
             if rewriter is not None else None}
         if design != PAPER:
             extra["contrast"] = result.contrast
+            counts["by_task"] = {t: counts["by_task"].get(t, 0) for t in tasks}  # zeros too
         params = {"scene_graphs": scene_graphs.name,
                   "scene_graphs_sha256": sha256_file(scene_graphs),
                   "image_data": Path(image_data).name if image_data else None,
@@ -155,8 +159,21 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
                   "rewrite_model": rewriter.describe() if rewriter is not None else None,
                   "design": design}
         return writer.finish(name="cello", suite="cello", version=VERSION,
-                             generator={"name": "cello-build", "params": params}, seed=seed,
+                             generator={"name": BUILDER, "params": params}, seed=seed,
                              counts=counts, extra=extra)
+
+
+def build_summary(card: Card) -> str:
+    """Questions per task, as the build command prints them (with the near-set share of a
+    ``shortcut-free`` build: ``causal.near``)."""
+    contrast = card.extra.get("contrast") or {}
+    lines = ["Questions per task:"]
+    for task in card.generator["params"]["tasks"]:
+        n = card.counts["by_task"].get(task, 0)
+        near = (contrast.get(task) or {}).get("near_items", 0)
+        how = f" ({near} in near sets)" if near else ""
+        lines.append(f"  {task:<27} {n:>5}{how}")
+    return "\n".join(lines)
 
 
 @register("builder", "cello")
@@ -197,6 +214,7 @@ class CelloBuilder:
                                image_data=args.image_data, per_task=args.per_task,
                                seed=args.seed, overwrite=args.overwrite, rewriter=backend,
                                tasks=args.tasks, design=args.design)
+            print(build_summary(card))
             short = {t: n for t, n in card.counts["by_task"].items() if n < args.per_task}
             short |= {t: 0 for t in card.generator["params"]["tasks"]
                       if t not in card.counts["by_task"]}

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from whatifbench.core.dataset import load_dataset
+from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.fsutil import dumps
+from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
 from whatifbench.core.registry import register
 from whatifbench.suites.cello.records import record_from_item
@@ -16,7 +17,7 @@ def export_cello(dataset: str | Path, out: str | Path, overwrite: bool = False) 
     """Write one release record per item to ``out`` (atomically); returns the record count."""
     check_output(out, [dataset], overwrite, file=True)  # before reading the dataset
     data = load_dataset(dataset, check_images=False)
-    lines = [json.dumps(record_from_item(item), ensure_ascii=False) for item in data.items]
+    lines = [dumps(record_from_item(item)) for item in data.items]
     write_output_file(out, ("\n".join(lines) + "\n").encode("utf-8"), overwrite, [dataset])
     return len(lines)
 
@@ -24,6 +25,17 @@ def export_cello(dataset: str | Path, out: str | Path, overwrite: bool = False) 
 @register("exporter", "cello-jsonl")
 class CelloJsonlExporter:
     """CELLO release JSONL (cello_data.jsonl records)."""
+
+    suites = ("cello",)
+    """The suites it exports."""
+
+    @staticmethod
+    def read_back(export: Path, dataset: Dataset, work: Path) -> list[Item]:
+        """The export imported again (``import_cello``, the dataset's images folder)."""
+        from whatifbench.suites.cello.importer import import_cello
+
+        import_cello(export, dataset.root / "images", work)
+        return list(load_dataset(work).items)
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from whatifbench.core.item import Item
+from whatifbench.core.item import CONTRAST_ROLE, Item
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cello.causal.tasks import RUNG_OF, TASKS
 from whatifbench.suites.cello.causal.templates import GRAPH_TYPES
 
+CONTRAST_KEY = "contrast_set"
+"""A record key of ours (the release has none): the contrast set a ``shortcut-free`` item
+belongs to, so that an export imports back with its sets."""
 RELEASE_KEYS = ("img_id", "question", "graph_type", "task_type", "graph", "objs", "options",
                 "answer_index", "data_id")
 """Keys of a release record, in the release's order."""
@@ -122,12 +125,15 @@ def item_from_record(rec: dict[str, Any], item_id: str, image: str,
         "answer_index": rec["answer_index"], "option_kinds": option_kinds or None,
         "graph": rec["graph"], "objs": rec["objs"],
     }
-    extra = {k: v for k, v in rec.items() if k not in RELEASE_KEYS}
+    extra = {k: v for k, v in rec.items() if k not in (*RELEASE_KEYS, CONTRAST_KEY)}
     if extra:
         meta["extra"] = extra
+    contrast = rec.get(CONTRAST_KEY)
+    pair = str(contrast) if isinstance(contrast, (str, int)) and contrast != "" else None
     return Item(id=item_id, images=(image,), question=rec["question"], kind="choice",
-                target=options[rec["answer_index"]], choices=options, group=rec["task_type"],
-                meta=meta, provenance=provenance)
+                target=options[rec["answer_index"]], choices=options,
+                pair_id=pair, role=CONTRAST_ROLE if pair is not None else None,
+                group=rec["task_type"], meta=meta, provenance=provenance)
 
 
 def record_from_item(item: Item) -> dict[str, Any]:
@@ -145,4 +151,6 @@ def record_from_item(item: Item) -> dict[str, Any]:
               "graph": meta["graph"], "objs": meta["objs"], "options": list(item.choices),
               "answer_index": item.target_index, "data_id": meta["data_id"]}
     record.update(meta.get("extra") or {})
+    if item.role == CONTRAST_ROLE and item.pair_id is not None:
+        record[CONTRAST_KEY] = item.pair_id  # beyond the release's keys: kept on re-import
     return record

@@ -19,9 +19,12 @@ from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.models.family import model_hint
+from whatifbench.report.figures import FigureSpec
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cello.families import MAX_NEW_TOKENS, auto_family, family
+from whatifbench.suites.cello.figures import cello_figures
+from whatifbench.suites.cello.identity import BUILDER
 from whatifbench.suites.cello.metrics import cello_metrics
 from whatifbench.suites.cello.paper import paper_prompt, paper_sample
 from whatifbench.suites.cello.stats import cello_stats
@@ -36,6 +39,33 @@ class CelloSuite(Suite):
     prompts = ("default", "paper")
     parsers = ("default", "paper")
     subsets = ("paper",)
+
+    def how_answers(self, generator: str | None) -> str | None:
+        """``whatif build cello`` computes every answer from the causal graph."""
+        if generator != BUILDER:
+            return None
+        return ("built from Visual Genome scene graphs: relations become a causal graph and "
+                "every question and answer of the twelve CELLO tasks is computed from that graph")
+
+    def figures(self, runs: Sequence[RunResult]) -> list[FigureSpec]:
+        """Accuracy by rung, task type and graph type; the kind of option chosen when wrong."""
+        return cello_figures(runs)
+
+    def source_stats(self, path: Path) -> list[Table] | None:
+        """A Visual Genome ``scene_graphs.json``: its predicates' coverage by the causal
+        mapping and the graph types found."""
+        if path.suffix.lower() != ".json":
+            return None
+        from whatifbench.suites.cello.causal.coverage import scene_graph_stats
+
+        return scene_graph_stats(path)
+
+    def example(self, out: Path, seed: int = 0) -> None:
+        """A small CELLO built from a procedural Visual-Genome-format world
+        (``suites.cello.example``)."""
+        from whatifbench.suites.cello.example import write_example
+
+        write_example(out, seed)
 
     def bind(self, protocol: Protocol, backend: Backend) -> Protocol:
         """Choose the release's model family from the backend (``openai:`` → ``api``, an

@@ -52,10 +52,6 @@ SYMMETRIES = (*COLOR_TEMPLATES, "direction-picture", "direction-swap", "shape-po
 """Templates whose answer is matched to the dealt one by a symmetry (``adjust``)."""
 
 
-ROWS = ("count-shapes", "count-colors")
-"""Templates whose two questions offer different options (two candidate rows of counts); the
-others offer the same two options in both questions."""
-
 
 def deal_answers(templates: Sequence[str], changed: Sequence[bool], rng: random.Random
                  ) -> tuple[list[int], list[tuple[str, str]], list[tuple[int, int]]]:
@@ -66,11 +62,13 @@ def deal_answers(templates: Sequence[str], changed: Sequence[bool], rng: random.
     The basic position is dealt per template and changed flag, the answer index per template,
     flag and basic position: so within every template the option standing first is right
     exactly as often as the other, whatever its value (the groups take turns with their
-    leftovers, so a category's shares are exact within an item or two). Both questions of a
-    pair show their options in the same order (the same two options, or the candidate rows):
-    the counterfactual position is then the basic one, or the other one when the premise
-    changes a two-option answer, and the order of one question tells nothing about the other's
-    answer."""
+    leftovers, so a category's shares are exact within an item or two). The counterfactual
+    position is dealt last, per template, flag, answer index and basic position: each
+    question shows its options in an order of its own, the counterfactual's right value
+    stands first as often as second, and the two letters of a pair are the same in half of
+    each template's pairs whatever the answers (a shared letter would hand a letter-biased
+    model the second answer with the first; a shared order, the first answer with the
+    second)."""
     n = len(templates)
     basic = deal_by(rng, (0, 1), list(zip(templates, changed, strict=True)))
     index = deal_by(rng, (0, 1), list(zip(templates, changed, basic, strict=True)))
@@ -79,9 +77,8 @@ def deal_answers(templates: Sequence[str], changed: Sequence[bool], rng: random.
         where = [i for i, t in enumerate(templates) if t == template]
         for i, pair in zip(where, deal_pairs(rng, COLORS, len(where)), strict=True):
             colors[i] = pair
-    letters = [(b, b if t in ROWS or not flag else 1 - b)
-               for t, flag, b in zip(templates, changed, basic, strict=True)]
-    return index, colors, letters
+    cf = deal_by(rng, (0, 1), list(zip(templates, changed, index, basic, strict=True)))
+    return index, colors, list(zip(basic, cf, strict=True))
 
 
 def _recolored(scene: Scene, mapping: dict[str, str]) -> Scene:

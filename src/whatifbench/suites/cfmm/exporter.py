@@ -5,11 +5,11 @@ it."""
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from whatifbench.core.csvtext import csv_text
 from whatifbench.core.dataset import IMAGES, Dataset, load_dataset
+from whatifbench.core.fsutil import dumps
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
 from whatifbench.core.registry import register
@@ -49,8 +49,7 @@ def export_cfmm(dataset: str | Path, out: str | Path, fmt: str, overwrite: bool 
     check_output(out, [dataset], overwrite, file=True)  # before reading the dataset
     rows = [record_to_row(r) for r in dataset_records(load_dataset(dataset, check_images=False))]
     if fmt == "jsonl":
-        text = "".join(json.dumps({k: v for k, v in row.items() if v}, ensure_ascii=False) + "\n"
-                       for row in rows)
+        text = "".join(dumps({k: v for k, v in row.items() if v}) + "\n" for row in rows)
     else:
         text = csv_text([FIELDS, *([row[f] for f in FIELDS] for row in rows)])
     write_output_file(out, text.encode("utf-8"), overwrite, [dataset])
@@ -59,6 +58,19 @@ def export_cfmm(dataset: str | Path, out: str | Path, fmt: str, overwrite: bool 
 
 class _Exporter:
     fmt = "jsonl"
+    suites = ("cfmm",)
+    """The suites it exports."""
+
+    @classmethod
+    def read_back(cls, export: Path, dataset: Dataset, work: Path) -> list[Item]:
+        """The export imported again (``import_cfmm``, the dataset's images folder)."""
+        from whatifbench.suites.cfmm.importer import import_cfmm
+
+        if cls.fmt == "jsonl":
+            import_cfmm(work, images=dataset.root / "images", jsonl=export)
+        else:
+            import_cfmm(work, images=dataset.root / "images", csv_file=export)
+        return list(load_dataset(work).items)
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,11 +21,13 @@ from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
 from whatifbench.runner.executors.config import JobMap
+from whatifbench.scenes.opaque import Unique
 from whatifbench.scenes.options import deal
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cfmm.design import deal_answers
 from whatifbench.suites.cfmm.layout import CANVAS
 from whatifbench.suites.cfmm.pairs import complete_pairs, pair_facts
+from whatifbench.suites.cfmm.scenes import CfmmSyntheticScenes
 from whatifbench.suites.cfmm.synth import CATEGORIES, GENERATOR, TEMPLATES, VERSION, Job, build
 from whatifbench.suites.cvqa.synthetic.generate import default_workers
 
@@ -114,6 +116,10 @@ class CfmmSyntheticGenerator:
     intervened scenes."""
 
     version = VERSION
+    suite = "cfmm"
+    """The suite of the datasets it writes."""
+    scene_source = CfmmSyntheticScenes
+    """The oracle's scenes of its items (``scenes.source``)."""
 
     @staticmethod
     def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
@@ -137,9 +143,10 @@ class CfmmSyntheticGenerator:
         jobs = plan(per_category, seed, answer_changed, check_design(design))
         with DatasetWriter(out, overwrite) as writer:
             items: list[Item] = []
+            unique = Unique("images")
             for built in parallel_map(build, jobs, workers or default_workers(), executor):
-                for name, data in built.files:
-                    writer.add_image(name, data)
+                for name, data in built.files:  # opaque names: a collision is refused
+                    writer.add_image(unique.check(name, built.items[0].pair_id), data)
                 items += built.items
             writer.add_items(items)
             params = {"per_category": per_category, "seed": seed,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +20,7 @@ from whatifbench.core.dataset import (
 )
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
-from whatifbench.core.jsonfile import loads
+from whatifbench.core.jsonfile import jsonl_lines, loads
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -91,9 +92,7 @@ Row = tuple[int, object, list[str]]
 
 def _jsonl_rows(text: str) -> list[Row]:
     rows: list[Row] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for lineno, line in jsonl_lines(text):
         try:
             obj = loads(line)
             bad = lone_surrogate(line, obj)
@@ -105,7 +104,7 @@ def _jsonl_rows(text: str) -> list[Row]:
 
 
 def _csv_rows(text: str) -> list[Row]:
-    reader = csv.reader(text.splitlines(keepends=True))
+    reader = csv.reader(io.StringIO(text, newline=""))  # rows end at \r or \n only
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:

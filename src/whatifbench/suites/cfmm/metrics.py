@@ -44,26 +44,44 @@ def chose_basic(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, A
 
     Only where that carries information: counterfactual questions with more than two options
     (or free-form ones) whose basic answer differs from the counterfactual answer and, for
-    choices, is one of the options. With two options a wrong (parsed) answer is the basic one
-    by construction, so the share would be 100 % for every model; those errors are counted in
-    ``n_cf_errors_two_options`` instead. Unparsed replies and failed requests are errors that
-    did not pick it.
+    choices, is one of the options. With two options one of which is the basic answer, a wrong
+    (parsed) answer is the basic one by construction, so the share would be 100 % for every
+    model: those errors are counted in ``n_cf_errors_two_options``; errors on questions whose
+    options do not include the basic answer cannot pick it (``n_cf_errors_basic_not_offered``).
+    Unparsed replies and failed requests are errors that did not pick it. ``cf_questions``
+    counts the dataset's counterfactual questions of each kind (what the tables' note says).
     """
     by_id = {s.item_id: s for s in samples}
-    errors = picked = two_options = 0
+    errors = picked = two_options = not_offered = 0
+    kinds = {"informative": 0, "two_options_with_basic": 0, "basic_not_offered": 0,
+             "same_answer": 0}
     for basic, cf in complete_pairs(items):
+        kind = _cf_kind(basic, cf)
+        kinds[kind] += 1
         s = by_id.get(cf.id)
         if s is None or basic.id not in by_id or s.correct:
             continue
-        if cf.kind == "choice" and len(cf.choices) <= 2:
+        if kind == "two_options_with_basic":
             two_options += 1
-            continue
-        offered = cf.kind != "choice" or basic.target in cf.choices
-        if offered and basic.target != cf.target:
+        elif kind == "basic_not_offered":
+            not_offered += 1
+        elif kind == "informative":
             errors += 1
             picked += s.prediction == basic.target
     return {"cf_errors_chose_basic": percent(picked, errors) if errors else None,
-            "n_cf_errors_considered": errors, "n_cf_errors_two_options": two_options}
+            "n_cf_errors_considered": errors, "n_cf_errors_two_options": two_options,
+            "n_cf_errors_basic_not_offered": not_offered, "cf_questions": kinds}
+
+
+def _cf_kind(basic: Item, cf: Item) -> str:
+    """Whether a counterfactual error can tell if the basic answer was repeated."""
+    if basic.target == cf.target:
+        return "same_answer"
+    if cf.kind == "choice" and basic.target not in cf.choices:
+        return "basic_not_offered"
+    if cf.kind == "choice" and len(cf.choices) <= 2:
+        return "two_options_with_basic"
+    return "informative"
 
 
 def total_scores(by_category: dict[str, dict[str, Any]],
@@ -71,7 +89,7 @@ def total_scores(by_category: dict[str, dict[str, Any]],
     """The paper's Table 3 "Total score": per-category percentages summed over the categories
     present (as displayed, 2 decimals), max 100 per category; with a stratified bootstrap
     interval (pairs resampled within each category)."""
-    out: dict[str, Any] = {name: round(sum(m[name] for m in by_category.values()), 2)
+    out: dict[str, Any] = {name: _total([m[name] for m in by_category.values()])
                            for name in SCORES}
     out["categories"] = len(by_category)
     out["max"] = 100 * len(by_category)
@@ -90,6 +108,14 @@ def total_scores(by_category: dict[str, dict[str, Any]],
     return out
 
 
+def _total(values: Sequence[float | None]) -> float | None:
+    """The sum of per-category percentages; none when a category has no value for it (a
+    total over fewer categories than it names would read as a low score)."""
+    if not values or any(v is None for v in values):
+        return None
+    return round(sum(v for v in values if v is not None), 2)
+
+
 def cfmm_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
     """The run's metrics for ``results.json``."""
     out = _paired(samples)
@@ -100,8 +126,8 @@ def cfmm_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, 
     pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for cat in ordered_categories(groups):
         m = _paired(groups[cat])
-        by_category[cat] = {key: m[key] for key in (*SCORES, "drop", "phi", "n_pairs", "ci95")
-                            if key in m}
+        by_category[cat] = {key: m[key] for key in (*SCORES, "drop", "phi", "n_pairs",
+                                                    "n_by_role", "ci95") if key in m}
         table = pair_table(groups[cat], ROLES)
         pairs[cat] = (table.first, table.second)
     out["by_category"] = by_category

@@ -10,10 +10,11 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from whatifbench.core.design import SHORTCUT_FREE
+from whatifbench.core.design import PAPER, SHORTCUT_FREE
 from whatifbench.core.item import Item
 from whatifbench.scenes.interventions import apply_all
 from whatifbench.scenes.model import Scene, SceneError
+from whatifbench.scenes.opaque import opaque, opaque_file
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.design import PLANS, SYMMETRIES, adjust
 from whatifbench.suites.cfmm.draw import Draw, Premise, pair_problems, scene_ok
@@ -73,14 +74,37 @@ class Job:
     """Shortcut-free colour templates: the dealt (right, other) colours."""
 
     @property
+    def old_name(self) -> str:
+        """The telling image name, ``count_000001.png`` ..."""
+        return f"{self.category}_{self.index + 1:06d}.png"
+
+    @property
     def pair_id(self) -> str:
-        """``count-000001`` ..."""
-        return f"{self.category}-{self.index + 1:06d}"
+        """``count-000001`` ... (``paper``), else opaque (``scenes.opaque``: keyed by the
+        category and index, never by the answers)."""
+        if self.design == PAPER:
+            return f"{self.category}-{self.index + 1:06d}"
+        return opaque(GENERATOR, self.seed, "pair", self.category, self.index)
 
     @property
     def name(self) -> str:
-        """Image file name, ``count_000001.png`` ..."""
-        return f"{self.category}_{self.index + 1:06d}.png"
+        """Image file name, ``count_000001.png`` ... (``paper``), else opaque."""
+        if self.design == PAPER:
+            return self.old_name
+        return opaque_file(GENERATOR, self.seed, "image", self.category, self.index)
+
+    @property
+    def intervened_name(self) -> str:
+        """The intervened scene's file under ``images/intervened/``."""
+        if self.design == PAPER:
+            return self.old_name
+        return opaque_file(GENERATOR, self.seed, "intervened", self.category, self.index)
+
+    def item_id(self, role: str) -> str:
+        """``count-000001-b`` ... (``paper``), else opaque."""
+        if self.design == PAPER:
+            return f"{self.pair_id}-{ROLE_SUFFIX[role]}"
+        return opaque(GENERATOR, self.seed, "item", self.category, self.index, role)
 
     @property
     def pair_seed(self) -> int:
@@ -200,14 +224,15 @@ def build(job: Job) -> Built:
     rng = random.Random(job.pair_seed)
     s = sample(job.template, job.changed, rng, job.design, job.answer, job.colors)
     draw, premise = s.draw, s.premise
-    intervened = f"intervened/{job.name}"
+    intervened = f"intervened/{job.intervened_name}"
     files = ((job.name, render_png(draw.scene)), (intervened, render_png(s.after)))
     common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
                               "pair_seed": job.pair_seed, "template": job.template,
                               "params": draw.params}
-    if job.design != "paper":  # what rebuilds the scene from the seed (program tools' oracle)
+    if job.design != PAPER:  # what rebuilds the scene from the seed (program tools' oracle)
         common.update(design=job.design, dealt={"answer": job.answer,
-                                                "colors": list(job.colors)})
+                                                "colors": list(job.colors)},
+                      old_name=job.old_name, index=job.index)
     b, c = s.answers
     roles: tuple[tuple[str, str, dict[str, Any], str, str, dict[str, Any]], ...] = (
         ("basic", draw.basic, draw.basic_program.to_json(), b,
@@ -222,7 +247,7 @@ def build(job: Job) -> Built:
     for (role, text, program, answer, why, extra), letter, offered in zip(
             roles, job.letters, s.options, strict=True):
         items.append(Item(
-            id=f"{job.pair_id}-{ROLE_SUFFIX[role]}", images=(f"images/{job.name}",),
+            id=job.item_id(role), images=(f"images/{job.name}",),
             question=text, kind="choice", target=answer,
             choices=_choices(offered, letter), pair_id=job.pair_id, role=role,
             group=job.category, meta={"category": job.category, "template": job.template},

@@ -38,11 +38,14 @@ def prompt_label(spec: dict[str, Any]) -> str:
 
 
 def _cells(scores: dict[str, Any] | None, n: int | None = None) -> list[str | Cell]:
+    """acc_b, acc_c (each over the items of its role) and acc+ (over pairs)."""
     if scores is None:
         return ["–"] * len(SCORE_KEYS)
     ci = scores.get("ci95", {})
-    return [Cell(scores.get(key), 2, tuple(ci[key]) if key in ci else None, n)
-            for key in SCORE_KEYS]
+    per_role = list((scores.get("n_by_role") or {}).values())
+    counts = (*per_role, n) if len(per_role) == 2 else (n, n, n)
+    return [Cell(scores.get(key), 2, tuple(ci[key]) if key in ci else None, count)
+            for key, count in zip(SCORE_KEYS, counts, strict=True)]
 
 
 def category_table(runs: Sequence[RunResult]) -> Table:
@@ -95,10 +98,7 @@ def total_table(runs: Sequence[RunResult]) -> Table:
         six = "" if total.get("categories") == 6 else "; the paper's six give 600"
         choice = (("cf err = basic = share of counterfactual errors that chose the basic "
                    "question's answer, over questions with more than two options or free-form "
-                   "answers.") if informative else
-                  ("cf err = basic (the share of counterfactual errors that chose the basic "
-                   "answer) is not shown: every counterfactual question here has two options, "
-                   "so a wrong answer is the basic one by construction."))
+                   "answers.") if informative else _uninformative(runs))
         notes = (
             (f"Total score = sum of the per-category accuracies over the "
              f"{total.get('categories')} categories present (max {total.get('max')} each{six})."),
@@ -107,3 +107,19 @@ def total_table(runs: Sequence[RunResult]) -> Table:
         )
     return Table(f"CFMM (Table 3 layout): {runs[0].dataset if runs else ''}", columns,
                  tuple(rows), spans, notes)
+
+
+def _uninformative(runs: Sequence[RunResult]) -> str:
+    """Why no counterfactual error here can tell whether the basic answer was repeated, from
+    the dataset's counterfactual questions (``metrics["cf_questions"]``)."""
+    kinds: dict[str, int] = next((r.metrics["cf_questions"] for r in runs
+                                  if r.metrics.get("cf_questions")), {})
+    parts = [f"{kinds[k]} {text}" for k, text in (
+        ("two_options_with_basic", ("offer two options one of which is the basic answer (a "
+                                    "wrong answer is the basic one by construction)")),
+        ("basic_not_offered", "do not offer the basic answer (a wrong answer cannot be it)"),
+        ("same_answer", "share the basic answer")) if kinds.get(k)]
+    n = sum(kinds.values())
+    detail = f": of its {n} counterfactual questions, {'; '.join(parts)}" if parts else ""
+    return ("cf err = basic (the share of counterfactual errors that chose the basic answer) "
+            f"is not shown: no question here can tell it{detail}.")

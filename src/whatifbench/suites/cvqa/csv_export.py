@@ -11,7 +11,8 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from whatifbench.core.dataset import load_dataset
+from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa.real.exporter import export_release as export_real
@@ -24,6 +25,21 @@ WRITERS: dict[str, Callable[..., Path]] = {"cvqa-real": export_real,
 @register("exporter", "cvqa-csv")
 class CvqaCsvExporter:
     """C-VQA release format: questions.csv (one row per pair) + images/ (Real or Synthetic)."""
+
+    suites = tuple(WRITERS)
+    """The suites it exports."""
+
+    @staticmethod
+    def read_back(export: Path, dataset: Dataset, work: Path) -> list[Item]:
+        """The export imported again with the release importer of the dataset's suite."""
+        from whatifbench.suites.cvqa.real.importer import import_release as import_real
+        from whatifbench.suites.cvqa.synthetic.io_import import import_release as import_syn
+
+        readers: dict[str, Callable[..., object]] = {"cvqa-real": import_real,
+                                                     "cvqa-synthetic": import_syn}
+        reader = readers[dataset.suite]
+        reader(export / "questions.csv", export / "images", work)
+        return list(load_dataset(work).items)
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,8 +20,11 @@ def paired_cells(m: dict[str, Any], names: tuple[str, str] = ("original_accuracy
     """The original and the counterfactual cell (with Δ = cf − orig) of paired metrics."""
     ci = m.get("ci95", {})
     n = m.get("n_pairs")
-    first = Cell(m.get(names[0]), digits, interval(ci.get(names[0])), n)
-    second = Cell(m.get(names[1]), digits, interval(ci.get(names[1])), n,
+    per_role = list((m.get("n_by_role") or {}).values())  # the items of each role
+    first = Cell(m.get(names[0]), digits, interval(ci.get(names[0])),
+                 per_role[0] if len(per_role) == 2 else n)
+    second = Cell(m.get(names[1]), digits, interval(ci.get(names[1])),
+                  per_role[1] if len(per_role) == 2 else n,
                   None if m.get("drop") is None else -m["drop"],
                   negated(interval(ci.get("drop"))), m.get("drop_mcnemar_p"))
     return first, second

@@ -10,10 +10,11 @@ than three sentences the whole reply counts as the link). A missing part scores 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from whatifbench.answers.think import strip_think
+from whatifbench.core.item import Item
 
 PARTS = ("cause", "effect", "link")
 
@@ -97,3 +98,20 @@ def _clean(part: str | None) -> str | None:
         return None
     text = _LEADING_LABEL.sub("", " ".join(part.replace("**", "").split())).strip()
     return text or None
+
+
+def add_references(item: Item, replies: Sequence[str]) -> tuple[Item, int]:
+    """An Exp item with people's explanations (``replies``) added part by part (cause, effect,
+    link) to its judge references (``meta["references"]``), and how many were added; other
+    items unchanged."""
+    refs = item.meta.get("references")
+    if item.kind != "text" or not isinstance(refs, list) or len(refs) != len(PARTS):
+        return item, 0
+    merged = [list(r) for r in refs]
+    added = 0
+    for reply in replies:
+        for k, text in enumerate(split_explanations(reply).parts):
+            if text and text not in merged[k]:
+                merged[k].append(text)
+                added += 1
+    return replace(item, meta={**item.meta, "references": merged}), added

@@ -1,12 +1,21 @@
-"""``whatif import mucr``: release records + images → a MuCR dataset of four items per pair."""
+"""``whatif import mucr``: release records + images → a MuCR dataset of four items per pair.
+
+The release names its images after their pair and part, so a C2E/E2C candidate's file name
+would give its answer away to any harness that shows paths: the images are stored under opaque
+names (``scenes.opaque``: a keyed hash of the release name and the seed, the extension kept),
+and every item's ``provenance.image_names`` keeps the release's names of its images, in order.
+The release's record ids stay the items' ids (``<id>-c2e`` …), so results map back to it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -16,6 +25,7 @@ from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import iter_objects
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
+from whatifbench.scenes.opaque import opaque_file
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS, LETTERS
 from whatifbench.suites.mucr.reasons import DEFAULT_READING, READINGS
@@ -28,16 +38,18 @@ from whatifbench.suites.mucr.records import (
     raw_id,
 )
 
-VERSION = "1"
-"""Version of the importer (recorded on the card)."""
+VERSION = "2"
+"""Version of the importer (recorded on the card; 2: opaque image names)."""
+IMPORTER = "mucr-import"
+"""The importer's name on the card (and the key of its image names)."""
 FIX = ("Fix these records (or the images folder) and run the import again; nothing was written.")
 
 
-def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING
+def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING, seed: int = 0
                  ) -> tuple[list[Record], dict[str, Path]]:
     """Validated records and the source file of each image name; one ``WhatifError`` listing
     every problem of the file (ordered by line) otherwise. ``reading``: how ``causal_reason``
-    is read (``reasons.READINGS``)."""
+    is read (``reasons.READINGS``); ``seed``: the key of the stored names."""
     if reading not in READINGS:
         raise WhatifError(f"Unknown causal_reason reading {reading!r}; use one of "
                           f"{', '.join(READINGS)}.")
@@ -65,7 +77,7 @@ def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING
             first_line[record.id] = line
             records.append(dataclasses.replace(record, line=line))
     problems += group_problems(records, broken)
-    sources = _images(records, images, problems)
+    sources = _images(records, images, problems, seed)
     if not records and not problems:
         raise WhatifError(f"{jsonl} holds no records; pass the release's JSONL file.")
     if problems:
@@ -75,7 +87,7 @@ def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING
 
 
 def _images(records: list[Record], images: Path,
-            problems: list[tuple[int, str]]) -> dict[str, Path]:
+            problems: list[tuple[int, str]], seed: int = 0) -> dict[str, Path]:
     """The source file of each image name; missing, unreadable or clashing images are added to
     ``problems``."""
     sources: dict[str, Path] = {}
@@ -86,7 +98,7 @@ def _images(records: list[Record], images: Path,
                 continue
             path = images / name
             why = check_image(path)
-            target = dataset_name(name)
+            target = dataset_name(name, seed)
             if why:
                 problems.append((r.line, f"{key} {name} ({path}) {why}"))
             elif target in stored and stored[target] != name:
@@ -99,13 +111,13 @@ def _images(records: list[Record], images: Path,
     return sources
 
 
-def dataset_name(name: str) -> str:
-    """Where a release image is stored in the dataset's ``images/`` (its relative path kept;
-    absolute or upward paths reduced to the file name)."""
-    path = PurePosixPath(name.replace("\\", "/"))
-    if path.is_absolute() or ".." in path.parts:
-        return path.name
-    return path.as_posix()
+def dataset_name(name: str, seed: int = 0) -> str:
+    """Where a release image is stored in the dataset's ``images/``: an opaque name keyed by
+    the release name and ``seed``, with the release name's extension (lower case; none when it
+    is not a plain one like ``.png``)."""
+    suffix = PurePosixPath(name.replace("\\", "/")).suffix.lower()
+    return opaque_file(IMPORTER, seed, "image", name,
+                       suffix=suffix if re.fullmatch(r"\.[a-z0-9]{1,5}", suffix) else "")
 
 
 def unknown_values(records: list[Record]) -> dict[str, Counter[str]]:
@@ -135,18 +147,21 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
     ``warn`` receives the one warning about labels/styles outside the paper's sets
     (default: printed to stderr)."""
     jsonl, images = Path(jsonl), Path(images)
-    records, sources = read_release(jsonl, images, causal_reason)
+    records, sources = read_release(jsonl, images, causal_reason, seed)
     message = unknown_warning(jsonl, records)
     if message is not None:
         (warn or (lambda text: print(text, file=sys.stderr)))(message)
     with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
-        rel = {name: writer.add_image(dataset_name(name), path.read_bytes())
+        rel = {name: writer.add_image(dataset_name(name, seed), path.read_bytes())
                for name, path in sources.items()}
         items = make_items(records, rel, seed, jsonl.name)
-        writer.add_items(items)
+        released = {path: name for name, path in rel.items()}
+        writer.add_items(replace(item, provenance={
+            **item.provenance, "image_names": [released[p] for p in item.images]})
+            for item in items)
         card = writer.finish(
             name="mucr", suite="mucr", version=VERSION,
-            generator={"name": "mucr-import", "params": {
+            generator={"name": IMPORTER, "params": {
                 "jsonl": jsonl.name, "jsonl_sha256": sha256_file(jsonl), "seed": seed,
                 "causal_reason": causal_reason}},
             seed=seed,
@@ -190,7 +205,8 @@ class MucrImporter:
         parser.add_argument("--images", required=True, metavar="DIR",
                             help="folder of the image files named by image_0/image_1")
         parser.add_argument("--seed", type=int, default=0,
-                            help="seed of the answer positions (default 0)")
+                            help="seed of the answer positions and of the stored image "
+                                 "names (default 0)")
         parser.add_argument("--causal-reason", choices=READINGS, default=DEFAULT_READING,
                             help="how the three causal_reason entries are read: 'annotators' "
                                  "(default; three volunteers' explanations, each split into "

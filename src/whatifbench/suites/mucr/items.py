@@ -9,7 +9,7 @@ and seed always give the same items.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from whatifbench.core.item import Item
@@ -37,10 +37,17 @@ def _place(correct: str, others: Sequence[str], position: int, seed: int, key: s
     return list(arrange(correct, others, position, random.Random(f"mucr-order:{seed}:{key}")))
 
 
+def default_id(record: Record, metric: str) -> str:
+    """``<record id>-<metric>`` (``12-c2e``)."""
+    return f"{record.id}-{metric}"
+
+
 def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
-               source: str) -> list[Item]:
+               source: str, item_id: Callable[[Record, str], str] | None = None) -> list[Item]:
     """Four items per record, in record order; ``images`` maps a record's image names to the
-    dataset-relative paths; ``source`` names the input file in provenance."""
+    dataset-relative paths; ``source`` names the input file in provenance; ``item_id`` names
+    the item of a record and metric (default ``default_id``; opaque names: ``scenes.opaque``)."""
+    ident = item_id or default_id
     by_id = {r.id: r for r in records}
     positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}
     items: list[Item] = []
@@ -59,7 +66,7 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
             order = _place(r.id, [x.id for x in links], pos, seed, f"{metric}:{r.id}")
             files = [own if pid == r.id else pick(by_id[pid]) for pid in order]
             items.append(Item(
-                id=f"{r.id}-{metric}", images=(images[shown], *(images[f] for f in files)),
+                id=ident(r, metric), images=(images[shown], *(images[f] for f in files)),
                 question=QUESTIONS[metric], kind="choice", target=LETTERS[pos],
                 choices=LETTERS, pair_id=r.id, role=metric, group=metric,
                 meta={**base_meta, "image_labels": list(IMAGE_LABELS[metric]),
@@ -69,7 +76,7 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
         pos = positions["cue"][k]
         phrases = _place(r.cue, r.false_cues, pos, seed, f"cue:{r.id}")
         items.append(Item(
-            id=f"{r.id}-cue", images=(images[r.cause_image], images[r.effect_image]),
+            id=ident(r, "cue"), images=(images[r.cause_image], images[r.effect_image]),
             question=QUESTIONS["cue"], kind="choice", target=r.cue, choices=tuple(phrases),
             pair_id=r.id, role="cue", group="cue",
             meta={**base_meta, "image_labels": list(IMAGE_LABELS["cue"])},
@@ -79,7 +86,7 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
         # an annotator's explanation that does not split is the reference of every part
         target = first[0] if len(set(first)) == 1 else exp_answer(first)
         items.append(Item(
-            id=f"{r.id}-exp", images=(images[r.cause_image], images[r.effect_image]),
+            id=ident(r, "exp"), images=(images[r.cause_image], images[r.effect_image]),
             question=QUESTIONS["exp"].format(cue=r.cue), kind="text", target=target,
             pair_id=r.id, role="exp", group="exp",
             meta={**base_meta, "image_labels": list(IMAGE_LABELS["exp"]), "cue": r.cue,

@@ -65,7 +65,7 @@ def fails_in(frame: Frame, cg: CausalGraph, option: Entity) -> bool:
                    if same_thing(entity(o), option))
 
 
-class _Member:
+class Member:
     """A candidate frame with what the set checks need."""
 
     def __init__(self, scene: int, frame: Frame, graphs: Graphs) -> None:
@@ -90,7 +90,7 @@ class _Member:
             self._fails[option] = fails_in(self.frame, self.cg, option)
         return self._fails[option]
 
-    def fits(self, others: Sequence[_Member]) -> bool:
+    def fits(self, others: Sequence[Member]) -> bool:
         """Can join ``others``: another image; another outcome (Yes/No) or another answer that
         fails in the others' images while theirs fail in this one (multiple choice)."""
         if any(o.scene == self.scene for o in others):
@@ -105,7 +105,7 @@ class _Member:
                 return False
         return True
 
-    def shown(self, others: Sequence[_Member]) -> int:
+    def shown(self, others: Sequence[Member]) -> int:
         """How many of the set's other options its images show (as objects failing the rule):
         distractors that are in the picture make the question one of causes, not of presence."""
         if self.answer is None:
@@ -126,7 +126,7 @@ def contrast_sets(candidates: Sequence[tuple[int, Frame]], graphs: Graphs,
     with the frames left."""
     if not candidates:
         return
-    members = [_Member(scene, frame, graphs) for scene, frame in candidates]
+    members = [Member(scene, frame, graphs) for scene, frame in candidates]
     rng.shuffle(members)
     members = members[:MAX_PER_WORDING]
     used: set[int] = set()
@@ -138,7 +138,7 @@ def contrast_sets(candidates: Sequence[tuple[int, Frame]], graphs: Graphs,
         yield from _best_fit(members, size, used)
 
 
-def _best_fit(pool: list[_Member], size: int, used: set[int]
+def _best_fit(pool: list[Member], size: int, used: set[int]
               ) -> Iterator[list[tuple[int, Frame]]]:
     """Sets of ``size``: each started from the next unused member (in pool order) and grown by
     the fitting member whose images show most of the set's other options (ties: pool order);
@@ -271,11 +271,17 @@ def choice_question(c: FrameContext, options: Sequence[Entity], answer_index: in
                        "options_answer_images": list(sources)})
 
 
+WORDINGS = ("same", "one object differs")
+"""How the members of a set are worded: the very same question (an exact contrast set), or
+the same but for the object in one slot (a near set, ``near``)."""
+
+
 def pose_set(members: Sequence[tuple[int, Frame]], graphs: Graphs, set_id: str,
-             polarity: str, order: Sequence[int]) -> list[Question] | str:
+             polarity: str, order: Sequence[int], wording: str = WORDINGS[0]
+             ) -> list[Question] | str:
     """The questions of one contrast set, or why one member cannot be posed. Yes/No: every
     member in ``polarity``; multiple choice: the options (the members' answers) in ``order``,
-    a permutation of the members."""
+    a permutation of the members; ``wording``: one of ``WORDINGS`` (recorded)."""
     contexts = [FrameContext(frame, graphs(scene)) for scene, frame in members]
     task = contexts[0].task
     made: list[Question | str]
@@ -292,5 +298,6 @@ def pose_set(members: Sequence[tuple[int, Frame]], graphs: Graphs, set_id: str,
         return failed
     return [replace(q, contrast=set_id, provenance={
         **q.provenance, "contrast": {"set": set_id, "size": len(members),
-                                     "images": [c.cg.image_id for c in contexts]}})
+                                     "images": [c.cg.image_id for c in contexts],
+                                     "wording": wording}})
             for q in made if not isinstance(q, str)]

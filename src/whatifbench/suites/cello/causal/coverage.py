@@ -79,7 +79,8 @@ def coverage_tables(cov: Coverage, title: str, top: int = TOP_UNMAPPED) -> list[
     ordered = sorted(cov.unmapped.items(), key=lambda kv: (-kv[1], kv[0]))
     notes = ((f"... and {len(ordered) - top} more distinct unmapped predicates.",)
              if len(ordered) > top else ())
-    unmapped = Table(f"{title}: unmapped predicates (extend suites/cello/causal/predicates.py TABLE)",
+    unmapped = Table(f"{title}: unmapped predicates (extend "
+                     "suites/cello/causal/predicates.py TABLE)",
                      ("predicate", "count"), tuple((p, str(c)) for p, c in ordered[:top]),
                      notes=notes)
     graphs = Table(f"{title}: graph types found", ("graph type", "matches", "images"), tuple(

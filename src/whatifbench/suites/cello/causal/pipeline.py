@@ -9,11 +9,14 @@ Correct-option positions and Yes/No answers follow seeded balanced blocks.
 
 ``design="shortcut-free"`` gathers many more candidates (``SF_OVERSAMPLE``, ``SF_PER_IMAGE``)
 and poses only contrast sets (``causal.contrast``): about ``per_task`` questions per task, in
-whole sets, one set per wording first (wordings in a seeded order), then second sets.
+whole sets, one set per wording first (wordings in a seeded order), then second sets; a task
+still short of ``per_task`` is filled with near sets (``causal.near``: the same question but
+for the object in one slot), so that every task is posed on a few hundred scene graphs.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
 from whatifbench.suites.cello.causal.assemble import Question, assemble
 from whatifbench.suites.cello.causal.contrast import (
+    WORDINGS,
     Balanced,
     contrast_sets,
     interleave_sets,
@@ -33,6 +37,8 @@ from whatifbench.suites.cello.causal.contrast import (
 from whatifbench.suites.cello.causal.distractors import NameIndex, entity
 from whatifbench.suites.cello.causal.entities import same_thing
 from whatifbench.suites.cello.causal.graph import CausalGraph, build_causal_graph
+from whatifbench.suites.cello.causal.near import near_sets
+from whatifbench.suites.cello.causal.prior import SupportPrior
 from whatifbench.suites.cello.causal.scene_graph import SceneGraph
 from whatifbench.suites.cello.causal.tasks import TASKS, Frame
 from whatifbench.suites.cello.causal.templates import Match, find_matches
@@ -79,8 +85,9 @@ class PipelineResult:
     skipped: dict[str, int]
     """Candidates that could not be posed, by ``task: reason``."""
     contrast: dict[str, dict[str, int]] = field(default_factory=dict)
-    """``shortcut-free``: per task, ``wordings`` among the candidates, contrast ``sets`` posed
-    and how many of each size (``sets_of_4`` …)."""
+    """``shortcut-free``: per task, the ``items`` posed (``near_items`` of them in near sets),
+    ``wordings`` among the candidates, contrast ``sets`` posed, how many of each size
+    (``sets_of_4`` …) and how many are ``near_sets`` (``causal.near``)."""
 
 
 def distinct_names(match: Match, cg: CausalGraph) -> bool:
@@ -207,6 +214,18 @@ def _preferred(found: Iterator[tuple[str, list[tuple[int, Frame]]]], per_task: i
     return [gathered[k] for k in order]
 
 
+def member_order(made: list[Question], order: Balanced, task: str) -> list[Question]:
+    """The members of a set in the order they are written (and numbered): a Yes/No pair's Yes
+    member first in exactly every other pair of a task (dealt, ``order``), so neither the
+    order nor the ids tell which is which; a multiple-choice set as posed (its members' answers
+    stand at the positions of a random permutation)."""
+    if len(made) != 2 or set(made[0].options) != {"Yes", "No"}:
+        return made
+    yes_first = order.take(task) == 0
+    first_yes = made[0].options[made[0].answer_index] == "Yes"
+    return made if first_yes == yes_first else made[::-1]
+
+
 def shortcut_free(scenes: Sequence[SceneGraph], per_task: int, rng: random.Random,
                   tasks: Sequence[str]) -> PipelineResult:
     """About ``per_task`` questions per task in whole contrast sets (``causal.contrast``)."""
@@ -218,11 +237,20 @@ def shortcut_free(scenes: Sequence[SceneGraph], per_task: int, rng: random.Rando
             cache[index] = build_causal_graph(scenes[index])
         return cache[index]
 
+    learnt: list[SupportPrior] = []
+
+    def prior() -> SupportPrior:  # learnt once, when a task first needs near sets
+        if not learnt:
+            seen = sorted({c.scene for pool in pools.values() for c in pool})
+            learnt.append(SupportPrior(graphs(k) for k in seen))
+        return learnt[0]
+
     questions: list[Question] = []
     skipped: Counter[str] = Counter()
     stats: dict[str, dict[str, int]] = {}
     set_ids = (f"cello-set-{k}" for k in range(1, 1 << 62))
     set_id = next(set_ids)
+    order = Balanced(random.Random(rng.getrandbits(64)), 2)
     for name in tasks:
         by_wording: dict[str, list[tuple[int, Frame]]] = defaultdict(list)
         for cand in pools[name]:
@@ -232,22 +260,35 @@ def shortcut_free(scenes: Sequence[SceneGraph], per_task: int, rng: random.Rando
         polarity = Balanced(rng, 2)
         posed = items = 0
         sizes: Counter[int] = Counter()
-        for members in _preferred(interleave_sets(sets, binary, rng), per_task, graphs):
+        taken: set[tuple[int, Frame]] = set()
+        made_by: Counter[str] = Counter()
+        found = ((WORDINGS[0], members) for members in
+                 _preferred(interleave_sets(sets, binary, rng), per_task, graphs))
+        near = ((WORDINGS[1], members) for _, members in
+                near_sets([(c.scene, c.frame) for c in pools[name]], graphs, rng, taken,
+                          prior))
+        for how, members in itertools.chain(found, near):
             if items >= per_task:
                 break
             kind = signature(members)
             made = pose_set(members, graphs, set_id, ("fall", "stay")[polarity.peek(kind)],
-                            rng.sample(range(len(members)), len(members)))
+                            rng.sample(range(len(members)), len(members)), how)
             if isinstance(made, str):
                 skipped[f"{name}: {made}"] += 1
                 continue
             polarity.take(kind)
-            questions += made
+            questions += member_order(made, order, name)
+            taken |= set(members)
             posed, items = posed + 1, items + len(made)
             sizes[len(made)] += 1
+            made_by[how] += 1
             set_id = next(set_ids)
-        stats[name] = {"wordings": len(by_wording), "sets": posed,
-                       **{f"sets_of_{k}": sizes[k] for k in sorted(sizes, reverse=True)}}
+        near_items = sum(1 for q in questions[len(questions) - items:]
+                         if q.provenance["contrast"]["wording"] == WORDINGS[1])
+        stats[name] = {"items": items, "near_items": near_items, "wordings": len(by_wording),
+                       "sets": posed,
+                       **{f"sets_of_{k}": sizes[k] for k in sorted(sizes, reverse=True)},
+                       "near_sets": made_by[WORDINGS[1]]}
     return PipelineResult(tuple(questions), dict(scene_counts),
                           {t: len(pools[t]) for t in tasks}, dict(sorted(skipped.items())),
                           stats)

@@ -81,8 +81,8 @@ def _set_heads(questions: Sequence[Question]) -> tuple[list[Question], list[int]
     heads: list[Question] = []
     index: dict[str, int] = {}
     of: list[int] = []
-    for q in questions:
-        key = q.contrast
+    for q in questions:  # a near set's members differ in one object: each rewritten alone
+        key = None if q.contrast is None else f"{q.contrast}\n{q.template_text}"
         if key is None or key not in index:
             if key is not None:
                 index[key] = len(heads)

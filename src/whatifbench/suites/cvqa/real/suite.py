@@ -24,6 +24,7 @@ from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.metrics.stats import percent
+from whatifbench.report.figures import FigureSpec, paired_figures
 from whatifbench.report.labels import labeller
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
@@ -50,6 +51,17 @@ class CvqaRealSuite(PaperSuite):
     prompts = ("default", "paper")
     parsers = PARSERS
 
+    def figures(self, runs: Sequence[RunResult]) -> list[FigureSpec]:
+        """Original vs counterfactual accuracy per question type, and the change Δ."""
+        return paired_figures(runs, LABELS, GROUPS)
+
+    def example(self, out: Path, seed: int = 0) -> None:
+        """A small dataset in the release's form (direct, indirect and boolean pairs) over
+        procedural pictures whose answers are counted (``suites.cvqa.real.example``)."""
+        from whatifbench.suites.cvqa.real.example import write_example
+
+        write_example(out, seed)
+
     def prompt_text(self, item: Item, protocol: Protocol) -> str:
         """The release's prompt for the family, or ours (question + answer-format line)."""
         if protocol.prompt.startswith("paper"):
@@ -70,7 +82,11 @@ class CvqaRealSuite(PaperSuite):
         """Table 3 metrics (scored parser) overall and per group, each parser's own, agreement."""
         out = paired_metrics(samples)
         out["by_group"] = by_group(samples)
-        out["parsers"] = {name: parser_metrics(samples, name) for name in PARSERS}
+        if any(s.parses for s in samples):
+            out["parsers"] = {name: parser_metrics(samples, name) for name in PARSERS}
+        else:  # nothing was parsed (a reference row's pseudo-run): every parser scores alike
+            alike = parser_metrics(samples, PARSERS[0])
+            out["parsers"] = {name: alike for name in PARSERS}
         out.update(disagreement(samples))
         return out
 

@@ -23,12 +23,14 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
+from whatifbench.scenes.opaque import Unique
 from whatifbench.scenes.options import deal_by
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa.synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa.synthetic.options import LETTERS, balanced_letters
 from whatifbench.suites.cvqa.synthetic.pair import GENERATOR, VERSION, Built, Job, build_all
 from whatifbench.suites.cvqa.synthetic.planned import N_MAX
+from whatifbench.suites.cvqa.synthetic.scenes import CvqaSyntheticScenes
 from whatifbench.suites.cvqa.synthetic.templates import TEMPLATES
 
 ROLES = ("original", "counterfactual")
@@ -45,9 +47,10 @@ def plan(per_template: int, seed: int, intervened: bool = False,
     The correct letters are dealt here, balanced per template and role, so that they do not
     depend on how the work is split between processes. The shortcut-free design also deals
     the right candidate's rank among the original options, balanced per template and letter
-    (the smallest option at A is right as often as at B ...); where the premise names N, the
-    counterfactual options stand in the order of the original ones (each is its original
-    minus N), so the counterfactual letter is the original one.
+    (the smallest option at A is right as often as at B ...), and the two letters of a pair
+    independently (the same letter in about a quarter of the pairs, as for any four-option
+    guess); where the premise names N, each counterfactual option is its original minus N,
+    so its rank is the original one, and the counterfactual letter is dealt balanced per rank.
     """
     jobs = []
     for template in TEMPLATES:
@@ -55,9 +58,11 @@ def plan(per_template: int, seed: int, intervened: bool = False,
                    for role in ROLES]
         ranks = [0] * per_template
         if design == SHORTCUT_FREE:
-            letters[1] = list(letters[0]) if template in N_MAX else letters[1]
             ranks = deal_by(random.Random(_seed(seed, template, "rank")), range(len(LETTERS)),
                             letters[0])
+            if template in N_MAX:
+                letters[1] = deal_by(random.Random(_seed(seed, template, "cf-by-rank")),
+                                     range(len(LETTERS)), ranks)
         for index in range(per_template):
             number = (template - 1) * per_template + index + 1
             jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
@@ -177,6 +182,10 @@ class CvqaSyntheticGenerator:
     """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
 
     version = VERSION
+    suite = "cvqa-synthetic"
+    """The suite of the datasets it writes."""
+    scene_source = CvqaSyntheticScenes
+    """The oracle's scenes of its items (``scenes.source``)."""
 
     @staticmethod
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
@@ -206,13 +215,14 @@ class CvqaSyntheticGenerator:
         jobs = plan(per_template, seed, intervened, balanced_values, design)
         with DatasetWriter(out, overwrite) as writer, _collector_paused():
             tally = Tally()
+            unique = Unique("images")
             from tqdm import tqdm
 
             bar = tqdm(total=len(jobs), desc="generating images", unit="image",
                        disable=not progress or None, file=sys.stderr, leave=False)
             for built in run_jobs(jobs, workers or default_workers(), executor):
-                for name, data in built.files:
-                    writer.add_image(name, data)
+                for name, data in built.files:  # opaque names: a collision is refused
+                    writer.add_image(unique.check(name, built.items[0].pair_id), data)
                 writer.add_items(built.items)
                 tally.add(built.items)
                 bar.update(1)

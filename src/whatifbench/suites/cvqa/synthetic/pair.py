@@ -14,6 +14,7 @@ from whatifbench.core.design import PAPER, SHORTCUT_FREE
 from whatifbench.core.item import Item
 from whatifbench.scenes.filters import leaks, scene_problems
 from whatifbench.scenes.model import Scene
+from whatifbench.scenes.opaque import opaque, opaque_file
 from whatifbench.scenes.options import arrange
 from whatifbench.scenes.programs import Program
 from whatifbench.scenes.render import encode_png, render
@@ -69,9 +70,37 @@ class Job:
     """Shortcut-free: the right candidate's rank among the original options (dealt)."""
 
     @property
-    def name(self) -> str:
-        """``abs_counting_000001.png`` ..."""
+    def release_name(self) -> str:
+        """``abs_counting_000001.png`` ... (the release's naming)."""
         return f"abs_counting_{self.number:06d}.png"
+
+    @property
+    def name(self) -> str:
+        """The image file: the release's name (``paper``), else an opaque one
+        (``scenes.opaque``: keyed by the image number, never by its answers)."""
+        if self.design == PAPER:
+            return self.release_name
+        return opaque_file(GENERATOR, self.seed, "image", self.number)
+
+    @property
+    def intervened_name(self) -> str:
+        """The intervened scene's file under ``images/intervened/``."""
+        if self.design == PAPER:
+            return self.release_name
+        return opaque_file(GENERATOR, self.seed, "intervened", self.number)
+
+    @property
+    def pair_id(self) -> str:
+        """``abs_counting_000001`` (``paper``), else opaque."""
+        if self.design == PAPER:
+            return self.release_name.removesuffix(".png")
+        return opaque(GENERATOR, self.seed, "pair", self.number)
+
+    def item_id(self, role: str) -> str:
+        """``abs_counting_000001:original`` (``paper``), else opaque."""
+        if self.design == PAPER:
+            return f"{self.pair_id}:{role}"
+        return opaque(GENERATOR, self.seed, "item", self.number, role)
 
     @property
     def image_seed(self) -> int:
@@ -210,14 +239,15 @@ def _built(job: Job, image_seed: int, rng: random.Random, s: Sample,
                               "params": inst.params}
     if s.plan is not None:  # what rebuilds the scene from the seed (program tools' oracle)
         common.update(design=job.design, dealt=job.answer)
+    if job.design != PAPER:  # the telling names, kept out of what a harness shows
+        common.update(release_name=job.release_name, number=job.number, index=job.index)
     cf_extra: dict[str, Any] = {"premise": inst.premise,
                                 "interventions": [i.to_json() for i in inst.interventions]}
     if job.intervened:
-        rel = f"intervened/{job.name}"
+        rel = f"intervened/{job.intervened_name}"
         files.append((rel, encoded[1]))
         cf_extra["intervened_image"] = f"images/{rel}"
     explanations = explain(inst, s.scene, s.after, s.answers, s.other)
-    stem = job.name.removesuffix(".png")
     items: list[Item] = []
     roles: tuple[tuple[str, str, Program, dict[str, Any]], ...] = (
         ("original", inst.original, inst.program, {}),
@@ -226,14 +256,12 @@ def _built(job: Job, image_seed: int, rng: random.Random, s: Sample,
             roles, s.answers, job.letters, explanations, strict=True):
         if s.plan is None:
             options = make_options(value, letter, rng, job.balanced_values)
-        elif items and s.plan.n is not None:  # each counterfactual option: original − N
-            options = tuple(int(v) - s.plan.n for v in items[0].choices)
-        else:
+        else:  # in an order of its own: the letters of a pair are dealt independently
             options = arrange(value, s.plan.distractors(len(items)), letter, rng)
         items.append(Item(
-            id=f"{stem}:{role}", images=(f"images/{job.name}",),
+            id=job.item_id(role), images=(f"images/{job.name}",),
             question=text + options_text(options), kind="choice", target=str(value),
-            choices=tuple(str(v) for v in options), pair_id=stem, role=role,
+            choices=tuple(str(v) for v in options), pair_id=job.pair_id, role=role,
             group=f"abs_counting_{job.template}",
             meta={"template": job.template, "image": job.name},
             provenance={**common, "program": program.to_json(), **extra, "answer": value,

@@ -24,6 +24,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet
+from whatifbench.scenes.opaque import opaque_file
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
 from whatifbench.suites.mucr.records import Record
@@ -192,7 +193,8 @@ def _write(dataset: Dataset, records: list[tuple[Record, dict[str, Any]]], sheet
         for record, _ in records:
             names = {}
             for side, path in (("cause", record.cause_image), ("effect", record.effect_image)):
-                name = f"{record.id}-{side}{Path(path).suffix}"
+                # opaque (scenes.opaque): "<pair>-cause.png" would give C2E/E2C answers away
+                name = opaque_file("mucr-review", seed, record.id, side, suffix=Path(path).suffix)
                 files[name] = writer.add_image(name, dataset.image_path(path).read_bytes())
                 names[side] = name
             final.append(replace(record, cause_image=names["cause"],

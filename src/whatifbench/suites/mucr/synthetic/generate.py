@@ -7,6 +7,13 @@ become MuCR items exactly as imported release records do (``suites.mucr.items.ma
 so the MuCR suite, its metrics and tables apply unchanged; every item also carries the
 generating program's record (``provenance.scene``). ``--design`` chooses the false cues
 (``pairs``): ``shortcut-free`` (the default) or ``paper`` (the earlier output, byte for byte).
+
+The ``paper`` design names pairs ``1``, ``2`` … in group order and images ``<pair>-cause.png``,
+so a candidate's file name gives the C2E/E2C answer away and consecutive ids give the groups.
+The ``shortcut-free`` design names every pair, item and image by a keyed hash
+(``scenes.opaque``) and writes the pairs in a seeded order; each item's ``provenance.images``
+keeps, per image, the old-style name, pair, group and part, and the world of every image not
+of its own pair (``provenance.scene`` holds its own), so the oracle's scenes need no other item.
 """
 
 from __future__ import annotations
@@ -14,27 +21,30 @@ from __future__ import annotations
 import argparse
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
-from whatifbench.core.design import SHORTCUT_FREE, check_design
+from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
+from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.bodies import STYLES, to_scene
+from whatifbench.scenes.opaque import Unique, opaque, opaque_file
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
 from whatifbench.suites.mucr.records import Record
+from whatifbench.suites.mucr.synthetic.identity import GENERATOR, VERSION
 from whatifbench.suites.mucr.synthetic.pairs import Pair, make_group
 from whatifbench.suites.mucr.synthetic.sampling import HEIGHT, KINDS, WIDTH
+from whatifbench.suites.mucr.synthetic.scenes import MucrSyntheticScenes
 
-VERSION = "1"
-GENERATOR = "mucr-synthetic"
 SHARD = 4
 """Groups per Ray task."""
 
@@ -95,11 +105,49 @@ def records_of(built: list[tuple[str, list[Pair]]], first: int = 0
     return out
 
 
+def opaque_record(record: Record, seed: int) -> Record:
+    """The record under opaque names (``scenes.opaque``): its id, links and image names keyed
+    by the old-style pair number, never by anything answers depend on."""
+    def pair(rid: str) -> str:
+        return opaque(GENERATOR, seed, "pair", rid)
+
+    return replace(record, id=pair(record.id), links=tuple(pair(i) for i in record.links),
+                   cause_image=opaque_file(GENERATOR, seed, "image", record.id, "cause"),
+                   effect_image=opaque_file(GENERATOR, seed, "image", record.id, "effect"))
+
+
+def shown_images(record: Record, old: Record, group: int, paths: dict[str, str],
+                 pair: Pair) -> dict[str, dict[str, Any]]:
+    """Per dataset path of the record's two images: what it shows (the provenance mapping)."""
+    return {paths[name]: {"name": old_name, "pair": record.id, "group": group, "part": part,
+                          "world": world.to_json()}
+            for name, old_name, part, world in (
+                (record.cause_image, old.cause_image, "cause", pair.cause),
+                (record.effect_image, old.effect_image, "effect", pair.effect))}
+
+
+def with_images(item: Item, shown: dict[str, dict[str, Any]]) -> Item:
+    """``item`` with ``provenance.images``: per image its old-style name, pair, group and part,
+    and the world of images of other pairs (the item's own are in ``provenance.scene``)."""
+    entries = [{k: v for k, v in shown[path].items()
+                if k != "world" or shown[path]["pair"] != item.pair_id} for path in item.images]
+    return replace(item, provenance={**item.provenance, "images": entries})
+
+
+def item_id(seed: int) -> Callable[[Record, str], str]:
+    """Opaque item ids: keyed by the (opaque) pair id and the metric."""
+    return lambda record, metric: opaque(GENERATOR, seed, "item", record.id, metric)
+
+
 @register("generator", "mucr-synthetic")
 class MucrSyntheticGenerator:
     """MuCR-style cause → effect pairs drawn by the scene engine, consequences computed."""
 
     version = VERSION
+    suite = "mucr"
+    """The suite of the datasets it writes."""
+    scene_source = MucrSyntheticScenes
+    """The oracle's scenes of its items (``scenes.source``)."""
 
     @staticmethod
     def generate(out: str | Path, *, groups: int = 25, seed: int = 0,
@@ -110,21 +158,32 @@ class MucrSyntheticGenerator:
         if groups < 1:
             raise WhatifError(f"--groups must be at least 1, got {groups}.")
         check_design(design)
+        free = design != PAPER
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
+            shown: dict[str, dict[str, Any]] = {}
+            unique = Unique("images")
             records: list[tuple[Record, Pair]] = []
             for g, (style, pairs, pngs) in enumerate(draw_all(groups, seed, executor, design)):
                 group = records_of([(style, pairs)], first=g)
-                for (record, _), (cause, effect) in zip(group, pngs, strict=True):
-                    paths[record.cause_image] = writer.add_image(record.cause_image, cause)
-                    paths[record.effect_image] = writer.add_image(record.effect_image, effect)
-                records += group
-            items = make_items([r for r, _ in records], paths, seed, GENERATOR)
+                for (old, pair), (cause, effect) in zip(group, pngs, strict=True):
+                    record = opaque_record(old, seed) if free else old
+                    for name, was, data in ((record.cause_image, old.cause_image, cause),
+                                            (record.effect_image, old.effect_image, effect)):
+                        paths[name] = writer.add_image(unique.check(name, was), data)
+                    if free:
+                        shown |= shown_images(record, old, g, paths, pair)
+                    records.append((record, pair))
+            if free:  # no group read from the order of the pairs
+                random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
+            items = make_items([r for r, _ in records], paths, seed, GENERATOR,
+                               item_id(seed) if free else None)
             scenes = {r.id: p.provenance() for r, p in records}
             writer.add_items(
-                replace(item, provenance={**item.provenance, "generator": GENERATOR,
-                                          "version": VERSION, "scene": scenes[str(item.pair_id)]})
-                for item in items)
+                with_images(stamped, shown) if free else stamped
+                for stamped in (replace(item, provenance={
+                    **item.provenance, "generator": GENERATOR, "version": VERSION,
+                    "scene": scenes[str(item.pair_id)]}) for item in items))
             by = Counter((r.category, r.style) for r, _ in records)
             card = writer.finish(
                 name="mucr-synthetic", suite="mucr", version=VERSION,

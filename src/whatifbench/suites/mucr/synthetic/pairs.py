@@ -9,8 +9,9 @@ of the group look alike (``world_distance`` below ``MIN_DISTANCE``).
 
 False cues by design: ``paper`` names other objects of the cause picture, the decoy agent (if
 any) first, so the one agent among the phrases is the cue; ``shortcut-free`` names three decoy
-agents of the cue's own kind, every one in the picture and none acting, in colours drawn like
-the cue's, so the four phrases differ only in colour and the picture decides.
+agents of the cue's own kind, every one in the picture and none acting, in the colours of the
+group's other agents, so the four phrases differ only in colour, the four Cue items of a group
+offer the same four colours, and the picture decides.
 """
 
 from __future__ import annotations
@@ -147,11 +148,16 @@ def _distinct(pair: Pair, others: list[Pair]) -> bool:
                and world_distance(pair.effect, o.effect) >= MIN_DISTANCE for o in others)
 
 
-def decoy_colors(rng: random.Random, agent: str, design: str) -> tuple[str, ...]:
+def decoy_colors(rng: random.Random, agent: str, design: str,
+                 group: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Colours of the decoy agents: one other colour (``paper``), three (``shortcut-free``:
-    with the cue's colour, a uniform draw of four, so no colour marks the cue)."""
-    others = [c for c in AGENT_COLORS if c != agent]
-    return (rng.choice(others),) if design == PAPER else tuple(rng.sample(others, 3))
+    the colours of the group's other three agents, in a seeded order, so that the four Cue
+    items of a group offer the same four colours, each right in one of them: no colour marks
+    the cue, and the group's options, read together, tell nothing either)."""
+    others = [c for c in (group or AGENT_COLORS) if c != agent]
+    if design == PAPER:
+        return (rng.choice(others),)
+    return tuple(rng.sample(others, 3))
 
 
 def make_group(kind: str, rng: random.Random, design: str = PAPER) -> list[Pair]:
@@ -161,7 +167,7 @@ def make_group(kind: str, rng: random.Random, design: str = PAPER) -> list[Pair]
         agents = rng.sample(AGENT_COLORS, 4)
         pairs: list[Pair] = []
         for color in agents:
-            decoys = decoy_colors(rng, color, design)
+            decoys = decoy_colors(rng, color, design, () if design == PAPER else tuple(agents))
             for _attempt in range(ATTEMPTS):
                 pair = _pair(kind, rng, palette, color, decoys, design)
                 if pair is not None and _distinct(pair, pairs):

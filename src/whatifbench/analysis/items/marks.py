@@ -1,0 +1,62 @@
+"""Estimates made visible in every table and the explorer, whatever the suite: a run of
+``whatif run --budget`` is labelled ``[estimate: N of M items]`` wherever its label appears
+(``report.labels``), ranked by its estimated full score (``report.overview``), and
+``mark_estimates`` adds an ``estimated full score`` column and a note to every table of runs.
+The suites' own table code stays unaware of it (the spec is read by ``spec``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from whatifbench.analysis.items.spec import estimate_of, estimated_headline
+from whatifbench.report.labels import model_name, run_labels
+from whatifbench.report.table import Cell, Table
+from whatifbench.runner.results import RunResult
+
+COLUMN = "estimated full score"
+
+
+def note(runs: Sequence[RunResult]) -> str | None:
+    """The sentence under a table that shows estimated runs."""
+    found = [(r, e) for r in runs if (e := estimate_of(r.spec)) is not None]
+    if not found:
+        return None
+    parts = "; ".join(
+        f"{r.spec.get('model_name') or r.model}: {e.get('value')} % "
+        f"[{(e.get('interval') or ['–', '–'])[0]}, {(e.get('interval') or ['–', '–'])[1]}] "
+        f"from {e.get('items')} of {e.get('dataset_items')} items ({e.get('method')}, bank "
+        f"{e.get('bank')})" for r, e in found)
+    unit = found[0][1].get("scoring_unit") or "units"
+    return (f"⚠ Estimates — rows marked [estimate: N of M items] were evaluated on N items "
+            f"chosen from an item bank; their other columns are over those items only. "
+            f"{COLUMN} = the share of {unit} right over the whole suite, estimated by IRT with "
+            f"a 95 % interval: {parts}. See docs/item-quality.md for what it can and cannot "
+            "say.")
+
+
+def mark_estimates(table: Table, runs: Sequence[RunResult]) -> Table:
+    """``table`` (built from ``runs``) with the estimate column and note when a run is an
+    estimate; unchanged otherwise."""
+    sentence = note(runs)
+    if sentence is None:
+        return table
+    notes = (*table.notes, sentence)
+    if not table.columns or table.columns[0] != "model" or COLUMN in table.columns:
+        return dataclasses.replace(table, notes=notes)
+    labels = run_labels(runs)
+    cells: list[str | Cell] = []
+    for row in table.rows:
+        owner = next((r for r, label in zip(runs, labels, strict=True) if row[0] == label),
+                     None)
+        if owner is None:  # a table's own row label: the model's name and more
+            owners = [r for r in runs if isinstance(row[0], str) and any(
+                row[0] == n or row[0].startswith(f"{n} ") for n in (model_name(r), r.model))]
+            owner = owners[0] if len({id(r) for r in owners}) == 1 else None
+        found = estimated_headline(owner.spec) if owner is not None else None
+        cells.append(Cell(found[0], ci=found[1]) if found else "–")
+    groups = (*table.groups, ("", 1)) if table.groups else ()
+    return dataclasses.replace(
+        table, columns=(*table.columns, COLUMN),
+        rows=tuple((*row, cell) for row, cell in zip(table.rows, cells, strict=True)),
+        groups=groups, notes=notes)

@@ -1,0 +1,118 @@
+"""A disk memo for report computations that are pure functions of their inputs: the reference
+rows of a dataset's tables (chance and blind pseudo-runs) and the paired comparison of two runs'
+outcomes. ``whatif run`` computes them when it writes its folder; a later ``whatif report`` or
+``whatif view`` of the same runs reads them back instead of computing them again.
+
+Entries live under ``$WHATIF_HOME/cache/report/``, named by the sha256 of what they were made
+from and of this package's source files (names, sizes, modification times: any code change
+makes new entries), written atomically; a missing, unreadable or foreign entry is computed
+again, never trusted. The folder keeps the ``MAX_ENTRIES`` newest entries.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from whatifbench.report.table import Cell, Table
+
+T = TypeVar("T")
+MAX_ENTRIES = 512
+"""Entries kept (the oldest are removed beyond this)."""
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
+def code_digest() -> str:
+    """The sha256 of this package's Python source files' names, sizes and modification times
+    (once per process; any edit or reinstall gives a new digest without reading the files)."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        st = path.stat()
+        digest.update(f"{path.relative_to(_PACKAGE)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def folder() -> Path:
+    """Where the entries live."""
+    from whatifbench.runner.store import whatif_home
+
+    return whatif_home() / "cache" / "report"
+
+
+def remembered(kind: str, key: Any, compute: Callable[[], T],
+               encode: Callable[[T], Any], decode: Callable[[Any], T]) -> T:
+    """``compute()``, or the entry stored for (``kind``, ``key``) by an earlier call with this
+    source; ``encode``/``decode`` turn the value into JSON and back."""
+    name = hashlib.sha256(json.dumps([code_digest(), kind, key], sort_keys=True,
+                                     default=str).encode()).hexdigest()
+    path = folder() / f"{kind}-{name}.json"
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("kind") == kind:
+            return decode(stored["value"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        pass
+    value = compute()
+    try:
+        from whatifbench.core.fsutil import write_text_atomic
+
+        write_text_atomic(path, json.dumps({"kind": kind, "value": encode(value)},
+                                           allow_nan=False))
+        _prune(path.parent)
+    except (OSError, ValueError):
+        pass  # a read-only home or a value JSON cannot hold: computed, not kept
+    return value
+
+
+def _prune(where: Path) -> None:
+    """Keep the ``MAX_ENTRIES`` newest entries."""
+    entries = list(os.scandir(where))
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime)
+    for entry in entries[:len(entries) - MAX_ENTRIES]:
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+# -- tables as JSON ----------------------------------------------------------------------------
+def cell_json(cell: Cell) -> dict[str, Any]:
+    """A cell's fields."""
+    return {"value": cell.value, "digits": cell.digits, "ci": cell.ci, "n": cell.n,
+            "delta": cell.delta, "delta_ci": cell.delta_ci, "p": cell.p}
+
+
+def _pair(value: Any) -> tuple[float, float] | None:
+    return None if value is None else (float(value[0]), float(value[1]))
+
+
+def cell_back(obj: dict[str, Any]) -> Cell:
+    """``cell_json`` read back."""
+    return Cell(obj["value"], obj["digits"], _pair(obj["ci"]), obj["n"], obj["delta"],
+                _pair(obj["delta_ci"]), obj["p"])
+
+
+def table_json(table: Table) -> dict[str, Any]:
+    """A table's fields (cells tagged)."""
+    return {"title": table.title, "columns": list(table.columns),
+            "rows": [[{"cell": cell_json(c)} if isinstance(c, Cell) else c for c in row]
+                     for row in table.rows],
+            "groups": [list(g) for g in table.groups], "notes": list(table.notes),
+            "unit": table.unit, "reference_rows": table.reference_rows}
+
+
+def table_back(obj: dict[str, Any]) -> Table:
+    """``table_json`` read back."""
+    rows = tuple(tuple(cell_back(c["cell"]) if isinstance(c, dict) else str(c) for c in row)
+                 for row in obj["rows"])
+    return Table(obj["title"], tuple(obj["columns"]), rows,
+                 tuple((str(label), int(width)) for label, width in obj["groups"]),
+                 tuple(obj["notes"]), obj["unit"], int(obj["reference_rows"]))
