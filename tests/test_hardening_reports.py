@@ -135,3 +135,30 @@ def test_unknown_spec_fields_are_not_copied_and_huge_results_are_refused(
     err = capsys.readouterr().err
     assert "MB; whatifbench's results files hold metrics" in err and "Traceback" not in err
     assert not (tmp_path / "rep2").exists()
+
+
+def test_a_sealed_samples_file_reads_as_the_line_by_line_reader_reads_it(tmp_path: Path) -> None:
+    """``samples.jsonl`` with the digest its results.json records is read in one parse (issue
+    32, item 11); the samples equal the line-by-line reader's, and a file that lost its seal
+    (an edited line) still gets the line-by-line reader's message naming the line."""
+    from whatifbench.errors import WhatifError
+    from whatifbench.runner import results as results_module
+
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=6)
+    run = tmp_path / "run"
+    assert main(["run", "--suite", str(ds), "--model", "builtin:random", "--model",
+                 "builtin:constant", "--no-progress", "--out", str(run)]) == 0
+    results = run / "results.json"
+    data = json.loads(results.read_text())
+    text = (run / "samples.jsonl").read_text()
+    sealed = results_module._sealed_samples(text, data["run_id"])
+    assert sealed is not None and len(sealed) == 2
+    line_by_line = results_module._read_samples(run / "samples.jsonl", results, data["run_id"])
+    assert sealed == line_by_line
+    assert sealed == {(r.dataset, r.model): r.samples for r in results_module.load_runs(run)}
+    assert results_module._sealed_samples(text, "another-run") is None
+    lines = text.split("\n")
+    lines[3] = lines[3][:-1]  # a broken record
+    (run / "samples.jsonl").write_text("\n".join(lines))
+    with pytest.raises(WhatifError, match=r"samples.jsonl:4 is not a sample record"):
+        results_module.load_runs(run)

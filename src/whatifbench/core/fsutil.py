@@ -34,7 +34,11 @@ def dumps(obj: Any) -> str:
     """Canonical JSON used for every file we write: UTF-8 text, sorted nothing, no NaN, and
     U+2028, U+2029, U+0085 escaped, so a JSON Lines record stays one line for every reader
     (``core.jsonfile.escape_separators``)."""
-    return escape_separators(json.dumps(obj, ensure_ascii=False, allow_nan=False))
+    return escape_separators(_ENCODER.encode(obj))
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+"""``json.dumps(obj, ensure_ascii=False, allow_nan=False)`` without building an encoder per call."""
 
 
 def finite_json(value: Any) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import weakref
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -144,16 +145,17 @@ def _compare_two(a: dict[str, bool], b: dict[str, bool], layout: Layout,
     return stats(common), slices
 
 
-_MEMO: dict[tuple[Any, ...], tuple[tuple[RunResult, ...], Any]] = {}
+_MEMO: dict[tuple[Any, ...], tuple[tuple[weakref.ref[RunResult], ...], Any]] = {}
 
 
 def _remembered(kind: str, runs: Sequence[RunResult], compute: Any) -> Any:
-    """``compute(runs)``, remembered for the same run objects (a report asks for the tables of
-    the terminal, report.md, the page and results.json)."""
+    """``compute(runs)``, remembered for the same run objects while they live (a report asks
+    for the tables of the terminal, report.md, the page and results.json; weak references: the
+    memo never keeps a command's runs alive after it)."""
     key = (kind, *map(id, runs))
     found = _MEMO.get(key)
-    if found is None or any(a is not b for a, b in zip(found[0], runs, strict=True)):
-        found = _MEMO[key] = (tuple(runs), compute(runs))
+    if found is None or any(ref() is not run for ref, run in zip(found[0], runs, strict=True)):
+        found = _MEMO[key] = (tuple(weakref.ref(r) for r in runs), compute(runs))
         while len(_MEMO) > 16:
             _MEMO.pop(next(iter(_MEMO)))
     return found[1]
