@@ -162,3 +162,32 @@ def test_a_sealed_samples_file_reads_as_the_line_by_line_reader_reads_it(tmp_pat
     (run / "samples.jsonl").write_text("\n".join(lines))
     with pytest.raises(WhatifError, match=r"samples.jsonl:4 is not a sample record"):
         results_module.load_runs(run)
+
+
+def test_report_figures_are_remembered_and_a_broken_entry_is_computed_again(
+        tmp_path: Path, whatif_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``whatif run`` leaves the paired comparisons and reference rows in the report memo; a
+    later report reads them back without computing (issue 32, item 11), gives the same
+    figures, and computes again what it cannot read."""
+    from whatifbench.report import comparisons, memo
+
+    ds = make_choice_dataset(tmp_path / "ds", n_pairs=6)
+    run = tmp_path / "run"
+    assert main(["run", "--suite", str(ds), "--model", "builtin:random", "--model",
+                 "builtin:constant", "--no-progress", "--out", str(run)]) == 0
+    kinds = {entry.name.split("-")[0] for entry in memo.folder().glob("*.json")}
+    assert {"references", "compared"} <= kinds
+    computed: list[int] = []
+    compute = comparisons._compute_compared
+    monkeypatch.setattr(comparisons, "_compute_compared",
+                        lambda *args: computed.append(1) or compute(*args))
+
+    def compared(out: Path) -> Any:
+        assert main(["report", str(run), "--out", str(out)]) == 0
+        return json.loads((out / "results.json").read_text())["comparisons"]
+
+    original = json.loads((run / "results.json").read_text())["comparisons"]
+    assert compared(tmp_path / "rep") == original and computed == []
+    for entry in memo.folder().glob("compared-*.json"):
+        entry.write_text("{not json", encoding="utf-8")
+    assert compared(tmp_path / "rep2") == original and computed == [1]
