@@ -5,45 +5,17 @@ dict-form ``model_args`` are kept as a dict, not garbled into a string key."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from interop_util import kind_datasets  # noqa: F401  (session fixture)
-from test_integrations_lmms import docs, fake_samples, task_code
+from test_integrations_lmms import import_with_model_args as _import
 
 from whatifbench import secrets
-from whatifbench.cli.main import main
-from whatifbench.core.dataset import load_dataset
-from whatifbench.integrations.lmms.export import export_lmms_eval
 
 SECRETS = ("hunter2pass", "tok-0123456789", "hf_AbCdEfGhIjKlMnOpQrStUv", "sk-live-0123456789abcdef",
            "s3cr3t-header-value", "alice:")
-
-
-def _import(kind_datasets: Any, tmp_path: Path, whatif_home: Path,  # noqa: F811
-            capsys: pytest.CaptureFixture[str], model_args: Any) -> tuple[dict[str, Any], str]:
-    """Import fake samples whose results file logs ``model_args``; the run and everything
-    written or printed."""
-    folder = kind_datasets("choice")
-    export_lmms_eval(folder, tmp_path / "task")
-    utils = task_code(tmp_path / "task")
-    logs = tmp_path / "logs" / "model"
-    logs.mkdir(parents=True)
-    task = "whatif_" + load_dataset(folder).card.suite.replace("-", "_")
-    samples = fake_samples(logs / f"20260101_000000_samples_{task}.jsonl", utils,
-                           docs(tmp_path / "task", tmp_path / "cache"))
-    (logs / "20260101_000000_results.json").write_text(json.dumps({
-        "config": {"model": "openai_compatible", "model_args": model_args}}))
-    assert main(["import-results", "lmms-eval", str(samples), "--dataset", str(folder),
-                 "--out", str(tmp_path / "run")]) == 0
-    out, err = capsys.readouterr()
-    written = "\n".join(p.read_bytes().decode("utf-8", "replace")
-                        for root in (tmp_path / "run", whatif_home)
-                        for p in sorted(root.rglob("*")) if p.is_file()) + out + err
-    (run,) = json.loads((tmp_path / "run" / "results.json").read_text())["runs"]
-    return run, written
 
 
 def test_more_url_forms_and_header_values_are_never_recorded(

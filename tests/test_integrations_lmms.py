@@ -191,11 +191,11 @@ def test_import_results_writes_our_run(kind_datasets, tmp_path: Path,  # noqa: F
     assert json.loads(json.dumps(again.run.metrics)) == run["metrics"]
 
 
-def test_import_results_records_no_url_credentials(kind_datasets, tmp_path: Path,  # noqa: F811
-                                                   whatif_home: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """A logged config whose URLs carry user:password and token query values: neither reaches
-    the results, samples, reports, run store or terminal; the URLs are kept, redacted."""
+def import_with_model_args(kind_datasets: Any, tmp_path: Path, whatif_home: Path,  # noqa: F811
+                           capsys: pytest.CaptureFixture[str], model_args: Any
+                           ) -> tuple[dict[str, Any], str]:
+    """Import fake samples whose results file logs ``model_args``; the run and everything
+    written or printed."""
     folder = kind_datasets("choice")
     export_lmms_eval(folder, tmp_path / "task")
     utils = task_code(tmp_path / "task")
@@ -204,8 +204,6 @@ def test_import_results_records_no_url_credentials(kind_datasets, tmp_path: Path
     task = "whatif_" + load_dataset(folder).card.suite.replace("-", "_")
     samples = fake_samples(logs / f"20260101_000000_samples_{task}.jsonl", utils,
                            docs(tmp_path / "task", tmp_path / "cache"))
-    model_args = ("pretrained=http://alice:hunter2pass@models.lan:8000/m/tiny?token=tok-0123456789,"
-                  "base_url=https://bob:s3cretpw@api.lan/v1?region=eu&access_token=at-abcdef12")
     (logs / "20260101_000000_results.json").write_text(json.dumps({
         "config": {"model": "openai_compatible", "model_args": model_args}}))
     assert main(["import-results", "lmms-eval", str(samples), "--dataset", str(folder),
@@ -214,9 +212,21 @@ def test_import_results_records_no_url_credentials(kind_datasets, tmp_path: Path
     written = "\n".join(p.read_bytes().decode("utf-8", "replace")
                         for root in (tmp_path / "run", whatif_home)
                         for p in sorted(root.rglob("*")) if p.is_file()) + out + err
+    (run,) = json.loads((tmp_path / "run" / "results.json").read_text())["runs"]
+    return run, written
+
+
+def test_import_results_records_no_url_credentials(kind_datasets, tmp_path: Path,  # noqa: F811
+                                                   whatif_home: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A logged config whose URLs carry user:password and token query values: neither reaches
+    the results, samples, reports, run store or terminal; the URLs are kept, redacted."""
+    model_args = ("pretrained=http://alice:hunter2pass@models.lan:8000/m/tiny?token=tok-0123456789,"
+                  "base_url=https://bob:s3cretpw@api.lan/v1?region=eu&access_token=at-abcdef12")
+    run, written = import_with_model_args(kind_datasets, tmp_path, whatif_home, capsys,
+                                          model_args)
     for secret in ("hunter2pass", "tok-0123456789", "s3cretpw", "at-abcdef12", "alice:", "bob:"):
         assert secret not in written, secret
-    (run,) = json.loads((tmp_path / "run" / "results.json").read_text())["runs"]
     assert run["model"] == "lmms-eval:openai_compatible:http://***@models.lan:8000/m/tiny?token=***"
     assert run["spec"]["backend"]["args"]["model_args"]["base_url"] == \
         "https://***@api.lan/v1?region=eu&access_token=***"

@@ -111,22 +111,11 @@ def compare_two(a: dict[str, bool], b: dict[str, bool], layout: Layout
                 ) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """Overall and per-slice comparison of two runs' outcomes (``scored``) on the items both
     scored (``None`` when they share none). A key with a single value over those items is left
-    out, and so is a slice with the same items as one before it. Remembered on disk
-    (``report.memo``): a report of runs compared before reads the figures back."""
+    out, and so is a slice with the same items as one before it."""
     common = [i for i in a if i in b]
     if not common:
         return None
-    key = hashlib.sha256(json.dumps(
-        [[(i, a[i], b[i], layout.unit[i], layout.slices[i]) for i in common]]).encode())
-    found: tuple[dict[str, Any], list[dict[str, Any]]] = remembered(
-        "compare", key.hexdigest(), lambda: _compare_two(a, b, layout, common),
-        list, lambda v: (v[0], v[1]))
-    return found
 
-
-def _compare_two(a: dict[str, bool], b: dict[str, bool], layout: Layout,
-                 common: list[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``compare_two`` computed."""
     def stats(ids: Sequence[str]) -> dict[str, Any]:
         return compare([a[i] for i in ids], [b[i] for i in ids], [layout.unit[i] for i in ids])
 
@@ -168,18 +157,23 @@ def compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
     return found
 
 
-def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
-    """``compare_runs`` of the runs' outcomes, remembered on disk (``report.memo``) under one
-    digest of every item's unit, slices and outcome per run."""
-    layout = layout_of(runs)
-    outcomes = [scored(r.samples) for r in runs]
-    digest = hashlib.sha256()
+def _outcomes_digest(layout: Layout, outcomes: Sequence[dict[str, bool]], *extra: Any) -> str:
+    """The key under which comparisons of ``outcomes`` are remembered on disk (``report.memo``):
+    every item's unit and slices, each run's outcomes, and ``extra``."""
+    digest = hashlib.sha256(json.dumps(extra, default=str).encode())
     for i, unit in layout.unit.items():
         digest.update(f"{i}\x1f{unit}\x1f{layout.slices[i]}\x1e".encode())
     for outcome in outcomes:
         digest.update("".join(f"{i}\x1f{int(c)}\x1e" for i, c in outcome.items()).encode())
         digest.update(b"\x1d")
-    return remembered("compared", digest.hexdigest(),
+    return digest.hexdigest()
+
+
+def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
+    """``compare_runs``, remembered on disk under the runs' outcomes."""
+    layout = layout_of(runs)
+    outcomes = [scored(r.samples) for r in runs]
+    return remembered("compared", _outcomes_digest(layout, outcomes),
                       lambda: _compute_compared(layout, outcomes),
                       lambda found: [[c.a, c.b, c.overall, c.slices] for c in found],
                       lambda value: [Compared(*c) for c in value])
@@ -216,15 +210,26 @@ def gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
 
 
 def _gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
+    """``gains``, remembered on disk under the compared runs' outcomes."""
     full = {same_model(r): k for k, r in enumerate(runs) if ablation_of(r.spec) is None}
     pairs = [(full[same_model(r)], k) for k, r in enumerate(runs)
              if ablation_of(r.spec) is not None and ablation_checked(r.spec)
              and same_model(r) in full]
     layout = layout_of([runs[k] for pair in pairs for k in pair])
+    outcomes = {k: scored(runs[k].samples) for pair in pairs for k in pair}
+    return remembered("gains", _outcomes_digest(layout, list(outcomes.values()), pairs,
+                                                list(outcomes)),
+                      lambda: _compute_gains(layout, outcomes, pairs),
+                      lambda found: [list(g) for g in found],
+                      lambda value: [(int(f), int(k), c) for f, k, c in value])
+
+
+def _compute_gains(layout: Layout, outcomes: dict[int, dict[str, bool]],
+                   pairs: list[tuple[int, int]]) -> list[tuple[int, int, dict[str, Any]]]:
     found = []
     with shared_resamples():
         for f, k in pairs:
-            result = compare_two(scored(runs[f].samples), scored(runs[k].samples), layout)
+            result = compare_two(outcomes[f], outcomes[k], layout)
             if result is not None:
                 found.append((f, k, result[0]))
     adjusted = holm([c["mcnemar_p"] for *_, c in found])

@@ -1,7 +1,8 @@
 """A disk memo for report computations that are pure functions of their inputs: the reference
-rows of a dataset's tables (chance and blind pseudo-runs) and the paired comparison of two runs'
-outcomes. ``whatif run`` computes them when it writes its folder; a later ``whatif report`` or
-``whatif view`` of the same runs reads them back instead of computing them again.
+rows of a dataset's tables (chance and blind pseudo-runs), and the paired comparisons and
+multimodal gains of its runs' outcomes. ``whatif run`` computes them when it writes its folder;
+a later ``whatif report`` or ``whatif view`` of the same runs reads them back instead of
+computing them again.
 
 Entries live under ``$WHATIF_HOME/cache/report/``, named by the sha256 of what they were made
 from and of this package's source files (names, sizes, modification times: any code change

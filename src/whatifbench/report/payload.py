@@ -95,16 +95,22 @@ SPEC_CHARS = 4096
 """Longest text of a run spec the page shows (a longer one is cut, saying how long it was)."""
 
 
+def cut_texts(value: Any, limit: int, cut: Callable[[str], str]) -> Any:
+    """``value`` (JSON-like) with every text longer than ``limit`` replaced by ``cut(text)``."""
+    if isinstance(value, str):
+        return cut(value) if len(value) > limit else value
+    if isinstance(value, dict):
+        return {k: cut_texts(v, limit, cut) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cut_texts(v, limit, cut) for v in value]
+    return value
+
+
 def bounded(value: Any) -> Any:
     """``value`` with every text longer than ``SPEC_CHARS`` cut, saying how long it was (a run
     spec on the page: its size stays bounded by the runs, not by what a spec holds)."""
-    if isinstance(value, str) and len(value) > SPEC_CHARS:
-        return f"{value[:SPEC_CHARS]}… ({len(value):,} characters in all)"
-    if isinstance(value, dict):
-        return {k: bounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [bounded(v) for v in value]
-    return value
+    return cut_texts(value, SPEC_CHARS,
+                     lambda text: f"{text[:SPEC_CHARS]}… ({len(text):,} characters in all)")
 
 
 def js_safe(value: Any) -> Any:

@@ -23,7 +23,7 @@ from whatifbench.report.errors import mark_errors
 from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import distinct_datasets, run_labels, shown_together
 from whatifbench.report.page import page_html
-from whatifbench.report.payload import Options, Source, build_payload
+from whatifbench.report.payload import Options, Source, build_payload, cut_texts
 from whatifbench.report.programs import program_failure_table
 from whatifbench.report.reference import CHANCE, references, with_references
 from whatifbench.report.sources import EXECUTION, execution_json, fresh
@@ -117,21 +117,16 @@ def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None,
 
 
 def _cut_replies(sample: dict[str, Any]) -> dict[str, Any]:
-    return {k: _cut(v) if k in ("response", "trace", "judgement") else v
+    """Texts longer than ``REPLY_CHARS`` in the replies cut, with a note saying how to keep
+    them whole."""
+    return {k: cut_texts(v, REPLY_CHARS, _cut) if k in ("response", "trace", "judgement") else v
             for k, v in sample.items()}
 
 
-def _cut(value: Any) -> Any:
-    """Texts longer than ``REPLY_CHARS`` cut, with a note saying how to keep them whole."""
-    if isinstance(value, str) and len(value) > REPLY_CHARS:
-        return (f"{value[:REPLY_CHARS]} … [cut at {REPLY_CHARS:,} of {len(value):,} characters; "
-                "run again with --full-replies to keep whole replies (from the run store, "
-                "without new calls)]")
-    if isinstance(value, dict):
-        return {k: _cut(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_cut(v) for v in value]
-    return value
+def _cut(text: str) -> str:
+    return (f"{text[:REPLY_CHARS]} … [cut at {REPLY_CHARS:,} of {len(text):,} characters; run "
+            "again with --full-replies to keep whole replies (from the run store, without new "
+            "calls)]")
 
 
 def _figure_entries(runs: list[RunResult]) -> list[dict[str, Any]]:

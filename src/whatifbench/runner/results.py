@@ -272,7 +272,8 @@ def _read_samples(path: Path, results: Path, run_id: str | None,
                               "'whatif run --out'.")
         return samples
     text = path.read_text(encoding="utf-8")
-    if expected is not None and samples_digest(text, run_id) == expected:
+    intact = expected is None or samples_digest(text, run_id) == expected
+    if expected is not None and intact:
         sealed = _sealed_samples(text, run_id)
         if sealed is not None:
             return sealed
@@ -293,7 +294,7 @@ def _read_samples(path: Path, results: Path, run_id: str | None,
                 "together), and merging them would mislead. Re-create the folder with 'whatif "
                 "run --out' (answers come from the run store at no cost).")
         samples.setdefault((obj.get("dataset"), obj.get("model")), []).append(sample)
-    if expected is not None and samples_digest(text, run_id) != expected:
+    if not intact:
         raise WhatifError(_changed(path, results, "its records do not have the sha256 "
                                    f"{results.name} beside it records"))
     return samples
