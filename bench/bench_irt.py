@@ -1,18 +1,18 @@
-"""IRT recovery and budgeted estimates on simulated models: the figures of docs/item-quality.md.
+"""IRT recovery on simulated models: how well ``whatif items --bank`` recovers the 2PL parameters
+from the runs a user has (the figures of docs/item-quality.md).
 
 A known 2PL bank (``--items`` units; discrimination log-normal(0, 0.5), difficulty normal(0, 1))
-answers ``--models`` simulated models (standard normal abilities); the first ``--calibrate``
-fit the bank exactly as ``whatif items --bank`` fits it (``analysis.items.bank.fit_bank``:
-the 2PL by EM, then the five-fold calibration of the interval); the other models are held
-out: each is estimated from ``--budget`` of its own answers, picked by stratified anchors and
-adaptively, and compared with its full score (its mean over every unit).
+answers simulated models with standard normal abilities; for each number of runs in
+``--runs`` a bank is fitted exactly as ``whatif items --bank`` fits it
+(``analysis.items.bank.fit_bank``). With ``--uneven``, abilities and guessing differ by
+template (six templates, a template's ability shifted by N(0, 0.7) per model, a 4-option guess
+on a third of the units), as real models' do.
 
-Prints: the correlation of the recovered discrimination, difficulty and intercept with the
-truth; per method the mean absolute error (points), the largest error, the interval's mean
-width and its coverage of the full score; and the times.
+Prints the correlation of the recovered discrimination, difficulty and intercept with the truth
+and the time of each fit. Budget estimates are measured by bench/bench_calibration.py.
 
-    PYTHONPATH=src python bench/bench_irt.py [--items 1000] [--models 400] [--calibrate 300]
-                                             [--budget 100] [--seed 0]
+    PYTHONPATH=src python bench/bench_irt.py [--items 1000] [--runs 50,100,300] [--uneven]
+                                             [--seed 0]
 """
 
 from __future__ import annotations
@@ -23,67 +23,48 @@ import time
 import numpy as np
 
 from whatifbench.analysis.items.bank import fit_bank
-from whatifbench.analysis.items.estimate import adaptive, estimate, stratified
 from whatifbench.analysis.items.irt import prob
+
+
+def answers(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, runs: int,
+            uneven: bool) -> np.ndarray:
+    """Each simulated run's right (1) or wrong (0) on every unit."""
+    theta = rng.normal(0.0, 1.0, runs)
+    if not uneven:
+        return (rng.random((runs, len(a))) < prob(a, -a * b, theta).T).astype(int)
+    template = np.arange(len(a)) % 6
+    shift = rng.normal(0.0, 0.7, (runs, 6))
+    ability = theta[:, None] + shift[:, template]
+    p = 1.0 / (1.0 + np.exp(-a[None, :] * (ability - b[None, :])))
+    guess = (np.arange(len(a)) % 3 == 0)[None, :] * 0.25
+    return (rng.random(p.shape) < guess + (1 - guess) * p).astype(int)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=1000)
-    parser.add_argument("--models", type=int, default=400)
-    parser.add_argument("--calibrate", type=int, default=300)
-    parser.add_argument("--budget", type=int, default=100)
+    parser.add_argument("--runs", default="50,100,300")
+    parser.add_argument("--uneven", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     a = rng.lognormal(0.0, 0.5, args.items)
     b = rng.normal(0.0, 1.0, args.items)
-    d = -a * b
-    theta = rng.normal(0.0, 1.0, args.models)
-    answers = (rng.random((args.models, args.items)) < prob(a, d, theta).T).astype(int)
-    ids = [f"u{k:05d}" for k in range(args.items)]
-    units = [(uid, f"item:{uid}", (uid,)) for uid in ids]
-    fitting = answers[:args.calibrate]
-    start = time.perf_counter()
-    bank = fit_bank(fitting, np.ones_like(fitting, dtype=bool), units,
-                    {"name": "simulated", "items_sha256": "-"}, "items", "accuracy",
-                    calibration_budget=args.budget)
-    fitted = time.perf_counter() - start
-    arrays = bank.arrays()
-    est_b = -arrays.d / arrays.a
-    print(f"bank: {args.items} units, {args.calibrate} calibration models, "
-          f"{args.models - args.calibrate} held out; fit + calibration {fitted:.1f} s "
-          f"(EM cycles {bank.fit['iterations']}, converged {bank.fit['converged']})")
-    print(f"recovery: corr(a) = {np.corrcoef(arrays.a, a)[0, 1]:.3f}, "
-          f"corr(b) = {np.corrcoef(est_b, b)[0, 1]:.3f}, "
-          f"corr(d) = {np.corrcoef(arrays.d, d)[0, 1]:.3f}")
-    print(f"calibration: widen {bank.calibration.widen} over "
-          f"{bank.calibration.respondents} held-out respondents at budget "
-          f"{bank.calibration.budget}")
-    for method in ("stratified", "adaptive"):
-        errors, widths, covered = [], [], 0
+    units = [(f"u{k}", f"u{k}", (f"u{k}",)) for k in range(args.items)]
+    print(f"{'runs':>5s} {'r(a)':>6s} {'r(b)':>6s} {'r(d)':>6s} {'fit s':>6s}")
+    for runs in (int(r) for r in args.runs.split(",")):
+        y = answers(rng, a, b, runs, args.uneven)
         start = time.perf_counter()
-        for r in range(args.calibrate, args.models):
-            mine = {uid: bool(answers[r, k]) for k, uid in enumerate(ids)}
-
-            def ask(chosen: list[str], mine: dict[str, bool] = mine) -> dict[str, bool]:
-                return {u[len("item:"):]: mine[u[len("item:"):]] for u in chosen}
-
-            if method == "stratified":
-                outcomes = ask(stratified(arrays, args.budget))
-            else:
-                _, outcomes = adaptive(arrays, args.budget, ask)
-            found = estimate(arrays, outcomes, bank.calibration.widen[method])
-            full = 100.0 * answers[r].mean()
-            errors.append(abs(found.value - full))
-            widths.append(found.high - found.low)
-            covered += found.low <= full <= found.high
-        held = args.models - args.calibrate
-        took = (time.perf_counter() - start) / held
-        print(f"{method:>10}: budget {args.budget}: mean |error| {np.mean(errors):.2f} points, "
-              f"max {np.max(errors):.2f}, mean interval width {np.mean(widths):.2f}, "
-              f"coverage {covered / held:.1%} ({covered} of {held}); "
-              f"{1000 * took:.0f} ms per model")
+        bank = fit_bank(y, np.ones_like(y, dtype=bool), units, {"items_sha256": "sim"},
+                        "questions", "accuracy")
+        seconds = time.perf_counter() - start
+        fa = np.array([u.a for u in bank.units])
+        fd = np.array([u.d for u in bank.units])
+        fb = np.where(np.abs(fa) >= 0.05, -fd / np.where(np.abs(fa) >= 0.05, fa, 1.0), np.nan)
+        ok = np.isfinite(fb)
+        print(f"{runs:5d} {np.corrcoef(fa, a)[0, 1]:6.3f} "
+              f"{np.corrcoef(fb[ok], b[ok])[0, 1]:6.3f} {np.corrcoef(fd, -a * b)[0, 1]:6.3f} "
+              f"{seconds:6.1f}")
 
 
 if __name__ == "__main__":

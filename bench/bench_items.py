@@ -6,7 +6,8 @@ release's own ``pair_items``), and one run folder holding ``--runs`` runs of the
 models (``builtin:constant``, ``builtin:ignore-premise`` and seeded ``builtin:random``). Then
 runs ``python -m whatifbench items DATASET RUNS --json FILE --csv FILE`` as a fresh process
 (and, with ``--bank``, the same with ``--bank FILE``, which needs 20 runs or more) and reports
-its wall time and peak resident memory (``wait4``'s ``ru_maxrss``).
+its wall time, CPU time and peak resident memory (``wait4``'s ``ru_utime``, ``ru_stime`` and
+``ru_maxrss``).
 
     PYTHONPATH=src python bench/bench_items.py [--runs 8] [--bank] [--keep DIR]
 """
@@ -73,15 +74,17 @@ def make_runs(dataset: Path, out: Path, n: int) -> Path:
     return out
 
 
-def measure(args: list[str], home: Path) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS in MiB and exit status of ``python -m whatifbench ARGS``."""
+def measure(args: list[str], home: Path) -> tuple[float, float, float, int]:
+    """Wall seconds, CPU seconds (user + system: what the command costs whatever else the
+    machine runs), peak RSS in MiB and exit status of ``python -m whatifbench ARGS``."""
     env = {**os.environ, "PYTHONPATH": str(SRC), "WHATIF_HOME": str(home)}
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "whatifbench", *args], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     took = time.perf_counter() - start
-    return took, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    return (took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+            os.waitstatus_to_exitcode(status))
 
 
 def main() -> None:
@@ -103,8 +106,9 @@ def main() -> None:
             cases.append(("items --bank", ["items", str(dataset), str(runs), "--bank",
                                            str(root / "bank.json")]))
         for name, argv in cases:
-            took, peak, code = measure(argv, root / "home")
-            print(f"{name}: {took:.1f} s, peak RSS {peak:.0f} MiB, exit {code}")
+            took, cpu, peak, code = measure(argv, root / "home")
+            print(f"{name}: {took:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MiB, "
+                  f"exit {code}")
 
 
 if __name__ == "__main__":

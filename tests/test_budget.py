@@ -49,7 +49,7 @@ def page_data(folder: Path) -> dict:
     return json.loads(found.group(1))
 
 
-@pytest.mark.parametrize("method", ["adaptive", "stratified"])
+@pytest.mark.parametrize("method", ["stratified", "random"])
 def test_budget_run_is_an_estimate_everywhere(banked: dict[str, Path], tmp_path: Path,
                                               method: str,
                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,6 +69,10 @@ def test_budget_run_is_an_estimate_everywhere(banked: dict[str, Path], tmp_path:
     low, high = est["interval"]
     assert 0 <= low <= est["value"] <= high <= 100 and high > low
     assert est["bank"] == "bank.json" and len(est["bank_sha256"]) == 64
+    # design-based: the standard error, what a random draw would have had, the bank's own
+    # model-based prediction (outside the interval: the model answers unlike the bank's runs)
+    assert est["design"] == method and est["se"] > 0 and est["asked_units"] == est["items"] // 2
+    assert isinstance(est["bank_prediction"], float) and isinstance(est["misfit"], bool)
     assert run["spec"]["selection"]["budget"] == 30
     samples = [json.loads(line) for line in
                (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -117,7 +121,36 @@ def test_bank_of_another_dataset_is_refused(banked: dict[str, Path], tmp_path: P
     assert not (tmp_path / "x").exists()
 
 
+def test_a_budget_that_buys_every_item_is_a_full_run(banked: dict[str, Path],
+                                                     tmp_path: Path) -> None:
+    out = tmp_path / "all"
+    assert main(["run", "--suite", str(banked["ds"]), "--model", "builtin:constant",
+                 "--budget", "500", "--bank", str(banked["bank"]), "--out", str(out),
+                 "--no-progress"]) == 0
+    run = json.loads((out / "results.json").read_text(encoding="utf-8"))["runs"][0]
+    # not an estimate (it was 33.33 in [33.35, 33.35] once): every item asked, value exact
+    assert "estimate" not in run["spec"] and run["n_items"] == 120
+    assert "estimate" not in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_trimmed_or_edited_bank_is_refused_before_any_model_call(
+        banked: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bank = json.loads(banked["bank"].read_text(encoding="utf-8"))
+    bank["units"] = bank["units"][:10]  # the dataset's hash, a tenth of its units
+    trimmed = tmp_path / "trimmed.json"
+    trimmed.write_text(json.dumps(bank), encoding="utf-8")
+    code = main(["run", "--suite", str(banked["ds"]), "--model", "builtin:constant",
+                 "--budget", "20", "--bank", str(trimmed), "--out", str(tmp_path / "x"),
+                 "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == EXIT_USER and "are not that dataset's" in err and "10 dealing units" in err
+    assert not (tmp_path / "x").exists()
+
+
 @pytest.mark.parametrize("args, message", [
+    (["--budget", "20", "--bank", "BANK", "--budget-method", "adaptive"],
+     "--budget-method adaptive is gone"),
+    (["--budget", "20", "--bank", "BANK", "--budget-method", "fancy"], "is not one of"),
     (["--budget", "20"], "--budget N and --bank FILE go together"),
     (["--bank", "BANK"], "--budget N and --bank FILE go together"),
     (["--budget", "20", "--bank", "BANK", "--limit", "10"], "leave out --limit"),

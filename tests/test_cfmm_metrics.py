@@ -6,6 +6,7 @@ from typing import Any
 
 from whatifbench.core.item import Item
 from whatifbench.core.suite import Sample
+from whatifbench.metrics import intervals
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cfmm.metrics import cfmm_metrics
 from whatifbench.suites.cfmm.suite import CfmmSuite
@@ -80,8 +81,12 @@ def test_intervals_contain_the_estimates() -> None:
         assert lo <= m["total"][key] <= hi
     lo, hi = m["total"]["ci95"]["acc_b"]
     assert lo < 130 < hi <= 200
-    assert m["by_category"]["count"]["ci95"]["acc_b"][1] == 100.0
-    assert cfmm_metrics(samples, items) == m  # seeded: identical on a rerun
+    # Wilson over the category's 5 basic questions (4 right); the total is the MOVER sum of the
+    # categories' Wilson intervals (count 4 of 5, color 1 of 2)
+    assert m["by_category"]["count"]["ci95"]["acc_b"] == intervals.share(4, 5) == (37.55, 96.38)
+    assert m["total"]["ci95"]["acc_b"] == intervals.sum_of_shares([(4, 5), (1, 2)])
+    assert m["total"]["ci95_method"]["acc_b"] == "mover-wilson-sum"
+    assert cfmm_metrics(samples, items) == m  # identical on a rerun
 
 
 def test_no_errors_means_no_share() -> None:
@@ -119,7 +124,9 @@ def test_tables_in_the_paper_layout() -> None:
     assert table3.text_rows()[0] == ("m", "0-shot", "130.00", "40.00", "20.00", "-0.300", "33.3")
     assert "2 categories present (max 200 each" in table3.notes[0]
     md = table3.to_markdown()
-    assert "| m | 0-shot | 130.00 ±70.00 | 40.00 ±40.00 | 20.00 ±30.00 | -0.300 | 33.3 |" in md
+    # MOVER intervals of the totals are not centred on them: shown by their ends
+    assert (r"| m | 0-shot | 130.00 \[71.30, 173.73\] | 40.00 \[11.76, 115.42\] | "
+            r"20.00 \[3.62, 98.27\] | -0.300 | 33.3 |") in md
 
 
 def test_table_marks_a_category_a_run_lacks() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PIL import Image
 
 from whatifbench.analysis.bias import analyze_bias
 from whatifbench.cli.main import main
 from whatifbench.errors import WhatifError
+from whatifbench.metrics import intervals
 
 # model A: 10 "m" pairs (originals all right, 8 counterfactuals right) → diff 20;
 #          5 "f" pairs (originals all right, 2 counterfactuals right) → diff 60; gap f − m = 40.
@@ -56,26 +56,28 @@ def groups_file(path: Path) -> Path:
 
 
 def test_known_diffs_gap_and_interval(tmp_path: Path) -> None:
-    report = analyze_bias(make_run(tmp_path / "run"), groups_file(tmp_path / "g.csv"), seed=7)
+    report = analyze_bias(make_run(tmp_path / "run"), groups_file(tmp_path / "g.csv"))
     stats = {(s.model, s.subgroup): s for s in report.subgroups}
     assert (stats["A", "male"].original_accuracy, stats["A", "male"].counterfactual_accuracy,
             stats["A", "male"].diff, stats["A", "male"].n_pairs) == (100.0, 80.0, 20.0, 10)
     assert (stats["A", "female"].diff, stats["A", "female"].n_pairs) == (60.0, 5)
     assert stats["B", "male"].diff == stats["B", "female"].diff == 100.0
-    assert stats["B", "female"].diff_ci == (100.0, 100.0)
+    # 5 of 5 pairs right then wrong: an interval that does not collapse at the edge (a
+    # percentile bootstrap gave [100, 100]); Newcombe's own figure for 5 pairs all discordant
+    low, high = stats["B", "female"].diff_ci
+    assert high == 100.0 and 30.0 < low < 50.0
+    assert stats["B", "female"].diff_ci == intervals.paired_difference(0, 5, 0, 0)
     gaps = {g.model: g for g in report.gaps}
     assert (gaps["A"].first, gaps["A"].second, gaps["A"].gap) == ("female", "male", 40.0)
-    assert gaps["B"].gap == 0.0 and gaps["B"].ci == (0.0, 0.0)
-    # The interval resamples pairs within each subgroup (sizes 5 and 10 kept), seeded.
-    rng = np.random.default_rng(7)
-    cf_f = np.array([1, 1, 0, 0, 0], float)[rng.integers(0, 5, size=(2000, 5))]
-    cf_m = np.array([1] * 8 + [0] * 2, float)[rng.integers(0, 10, size=(2000, 10))]
-    gap = 100 * ((1 - cf_f.mean(axis=1)) - (1 - cf_m.mean(axis=1)))
-    lo, hi = np.percentile(gap, [2.5, 97.5])
-    assert gaps["A"].ci == (round(float(lo), 2), round(float(hi), 2))
+    # gaps: the MOVER difference of the two subgroups' intervals, never of zero width
+    assert gaps["B"].gap == 0.0 and gaps["B"].ci[0] < 0.0 < gaps["B"].ci[1]
+    fa, ma = stats["A", "female"], stats["A", "male"]
+    assert gaps["A"].ci == intervals.independent_difference(fa.diff, fa.diff_ci, ma.diff,
+                                                           ma.diff_ci)
     assert gaps["A"].ci[0] < 40.0 < gaps["A"].ci[1]
+    assert report.interval_methods == {"diff_ci": "newcombe-paired", "ci": "mover-difference"}
     assert report.ungrouped_pairs == 1 and report.unused_images == 1
-    again = analyze_bias(tmp_path / "run", tmp_path / "g.csv", seed=7)
+    again = analyze_bias(tmp_path / "run", tmp_path / "g.csv")
     assert again == report
 
 
@@ -88,10 +90,12 @@ def test_ungrouped_pairs_count_once_and_tiny_subgroups_are_flagged(
     report = analyze_bias(make_run(tmp_path / "run", pairs=pairs), groups)
     assert report.ungrouped_pairs == 1  # other.jpg, answered by both models
     stats = {(s.model, s.subgroup): s for s in report.subgroups}
-    assert stats["A", "solo"].n_pairs == 1 and stats["A", "solo"].diff_ci is None
-    assert all(g.ci is None for g in report.gaps if "solo" in (g.first, g.second))
-    assert any("subgroup 'solo' has only 1 pair(s); no interval" in w for w in report.warnings)
-    assert any("'female' has only 5 pair(s); its interval is unreliable" in w
+    # one pair still has an honest (wide) interval
+    assert stats["A", "solo"].n_pairs == 1 and stats["A", "solo"].diff_ci == (-79.35, 79.35)
+    assert all(g.ci is not None for g in report.gaps if "solo" in (g.first, g.second))
+    assert any("subgroup 'solo' has only 1 pair(s); its interval is wide" in w
+               for w in report.warnings)
+    assert any("'female' has only 5 pair(s); its interval is wide" in w
                for w in report.warnings)
     assert main(["analyze", "bias", str(tmp_path / "run"), "--groups", str(groups)]) == 0
     out = capsys.readouterr().out

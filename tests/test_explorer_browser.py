@@ -30,6 +30,7 @@ from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.models.base import Backend
 from whatifbench.report.serve import make_server, start
 from whatifbench.report.sources import load_sources
+from whatifbench.report.table import Cell
 from whatifbench.runner.evaluate import RunOptions
 from whatifbench.runner.store import RunStore
 
@@ -71,8 +72,12 @@ def test_overview_shows_intervals_ranking_and_counts(page: Any, run_dir: Path,
     m = results[0]["metrics"]
     ci = m["ci95"]["original_accuracy"]
     overall = first.nth(first.count() - 4)  # the "all" original-accuracy cell
-    assert overall.inner_text().replace("\n", " ").startswith(
-        f"{m['original_accuracy']:.1f} ±{(ci[1] - ci[0]) / 2:.1f}")
+    cell = Cell(m["original_accuracy"], 1, tuple(ci))
+    # a centred interval is "± half its width"; another says how far it reaches either way
+    shown = (cell.interval_text() if cell.centred else
+             f"+{ci[1] - m['original_accuracy']:.1f} −{m['original_accuracy'] - ci[0]:.1f}")
+    assert " ".join(overall.inner_text().split()).startswith(
+        f"{m['original_accuracy']:.1f} {shown}")
     assert f"95% interval {ci[0]:.1f} – {ci[1]:.1f}" in overall.get_attribute("title")
     body = page.inner_text("main")
     assert "eyes" in body and "Ranking by counterfactual accuracy" in body
@@ -344,4 +349,21 @@ def test_judge_scores_and_replies_show_in_the_pair_view(page: Any, tmp_path: Pat
     judge = view.locator("details", has=page.locator("summary", has_text="judge")).first
     judge.locator("summary").click()
     assert "Something else happens." in judge.inner_text() and "Score: 2" in judge.inner_text()
+    assert page.problems == []
+
+
+def test_the_header_counts_what_each_run_asked(page: Any, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs that asked different items (a budgeted run, --limit): the header's count is of the
+    runs together, and each run's own count is said (it read '90 pairs, 180 items' when each
+    run had asked 50 pairs)."""
+    monkeypatch.setenv("WHATIF_HOME", str(tmp_path / "home"))
+    ds = make_explorer_dataset(tmp_path / "ds")
+    full = api.run_all([ds], ["builtin:constant"], options=RunOptions(progress=False))
+    part = api.run_all([ds], ["builtin:random"], options=RunOptions(progress=False, limit=6))
+    api.write_outputs(tmp_path / "run", [*full, *part])
+    _open(page, (tmp_path / "run" / "report.html").as_uri())
+    head = page.locator("main p.muted").first.inner_text()
+    assert "10 pairs, 20 items (over the runs together; each asked:" in head
+    assert "builtin:constant [limit=none] 20" in head and "builtin:random [limit=6] 6" in head
     assert page.problems == []

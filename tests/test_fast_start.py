@@ -126,32 +126,3 @@ def test_exact_mcnemar_equals_scipy_binomtest() -> None:
     assert mcnemar_exact(0, 0) == 1.0
     assert mcnemar_exact(900, 1300) == pytest.approx(stats.binomtest(900, 2200).pvalue,
                                                      rel=1e-9)
-
-
-def test_bootstrap_interval_is_exactly_numpy_s_percentile() -> None:
-    import numpy as np
-
-    from whatifbench.metrics.stats import interval_95
-
-    rng = np.random.default_rng(0)
-    for n in (1, 2, 3, 40, 41, 2000, 2001):
-        for values in (rng.normal(size=n) * 100, rng.integers(0, 9, size=n) * 100 / 7):
-            expected = np.percentile(values, [2.5, 97.5])
-            assert interval_95(values) == (float(expected[0]), float(expected[1]))
-
-
-def test_bootstrap_resamples_drawn_once_give_the_intervals_of_a_fresh_draw() -> None:
-    import numpy as np
-
-    from whatifbench.metrics.stats import bootstrap_ci
-
-    rng = np.random.default_rng(5)
-    for n, seed in ((50, 0), (300, 0), (50, 0), (50, 3), (600, 0)):  # cached; 600: drawn anew
-        a = rng.integers(0, 2, size=n).astype(float)
-        b = rng.integers(0, 2, size=n).astype(float)
-        idx = np.random.default_rng(seed).integers(0, n, size=(2000, n))
-        gap = (a[idx].mean(axis=1) - b[idx].mean(axis=1)) * 100
-        expected = np.percentile(gap, [2.5, 97.5])
-        got = bootstrap_ci([a, b], lambda x, y: (x.mean(axis=1) - y.mean(axis=1)) * 100,
-                           seed=seed)
-        assert got == (round(float(expected[0]), 2), round(float(expected[1]), 2))

@@ -97,7 +97,7 @@ def test_best_model_vs_humans_prints_its_interval_and_p(tmp_path: Path) -> None:
             lines.append(f"{item.id},{who},{'ABCD'[(item.target_index + wrong) % 4]}")
     sheet.write_text("\n".join(lines) + "\n")
     people = import_sheet(ds, sheet, tmp_path / "people").runs
-    table = versus_table(models, people[-1])
+    table = versus_table(models, people[-1:], [*models, *people])
     assert table is not None and "95% interval" in table.columns
     text = table.to_text(200)
     row = dict(zip(table.columns, table.rows[0], strict=True))

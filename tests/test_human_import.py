@@ -231,3 +231,64 @@ def test_report_merges_human_rows_after_the_models(tmp_path: Path, whatif_home: 
     assert [bool(r.get("human")) for r in ranked] == [False] * 2 + [True] * 4
     labels = [data["runs"][k]["label"] for k in data["datasets"][0]["runs"]]
     assert labels[:2] == ["builtin:random", "builtin:ignore-premise"]  # humans after the models
+
+
+def _people_sheet(ds_dir: Path, path: Path, wrong: dict[str, set[int]]) -> None:
+    """Each annotator's answer to every item: right except on the item numbers in
+    ``wrong[annotator]``, where they take the next option."""
+    items = load_dataset(ds_dir).items
+    lines = ["item_id,annotator,answer"]
+    for who, misses in wrong.items():
+        for k, item in enumerate(items):
+            lines.append(f"{item.id},{who},{'ABCD'[(item.target_index + (k in misses)) % 4]}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_two_annotators_are_each_shown_with_their_agreement_and_no_majority(
+        tmp_path: Path) -> None:
+    """With two people every disagreement was a tie, counted as no answer: a 'majority' of
+    56.7 while the two scored 83.3 and 73.3. Now each person is the people's score."""
+    from whatifbench import api as whatif_api
+    from whatifbench.report.human import human_tables
+    from whatifbench.runner.evaluate import RunOptions
+
+    ds_dir = make_choice_dataset(tmp_path / "ds", n_pairs=15)
+    dataset = load_dataset(ds_dir)
+    # 30 items: one person wrong on 5 (83.3 %), the other on 8 (73.3 %), 3 misses shared
+    _people_sheet(ds_dir, tmp_path / "sheet.csv",
+                  {"ann1": {0, 7, 12, 20, 25}, "ann2": {0, 7, 12, 3, 9, 15, 21, 28}})
+    people = api.import_sheet(dataset, tmp_path / "sheet.csv", tmp_path / "people").runs
+    assert [r.spec["model_name"] for r in people] == ["human: ann1", "human: ann2"]
+    for run, right in zip(people, (25, 22), strict=True):
+        hits = sum(bool(s.correct) for s in run.samples)
+        assert hits == right and round(100 * hits / 30, 1) in (83.3, 73.3)
+    group = people[0].metrics["human"]["group"]
+    assert group["annotators"] == ["ann1", "ann2"] and group["item_agreement"]["items"] == 30
+    models = whatif_api.run_all([dataset], ["builtin:constant"],
+                                options=RunOptions(progress=False))
+    tables = human_tables([*models, *people])
+    titles = [t.title for t in tables]
+    assert any(t.startswith("Agreement between annotators") for t in titles)
+    text = "\n".join(t.to_text(200) for t in tables)
+    assert "human (majority)" not in text
+    baseline = tables[0]
+    assert [r[0] for r in baseline.rows] == ["human: ann1", "human: ann2"]
+    assert baseline.rows[0][-1] == baseline.rows[1][-1] != "–"  # their alpha, on both rows
+    versus = next(t for t in tables if t.title.startswith("Best model vs humans"))
+    assert [str(r[0]).split(" vs ")[1] for r in versus.rows] == ["human: ann1", "human: ann2"]
+
+
+def test_a_majority_needs_three_answers_and_ties_are_left_out_not_failures(
+        tmp_path: Path) -> None:
+    ds_dir = make_choice_dataset(tmp_path / "ds", n_pairs=6)
+    dataset = load_dataset(ds_dir)
+    # four people: item 0 splits 2-2 (a tie), every other item has a clear majority
+    _people_sheet(ds_dir, tmp_path / "sheet.csv",
+                  {"a": {0}, "b": {0}, "c": set(), "d": {5}})
+    runs = api.import_sheet(dataset, tmp_path / "sheet.csv", tmp_path / "people").runs
+    majority = runs[-1]
+    assert majority.spec["model_name"] == "human (majority)"
+    assert majority.metrics["human"]["ties"] == 1
+    assert majority.n_items == 11  # the tie is left out, not scored as an unparsed answer
+    assert not any(s.unparsed for s in majority.samples)
+    assert all(s.correct for s in majority.samples)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from whatifbench.core.suite import Sample
+from whatifbench.metrics import intervals
 from whatifbench.metrics.paired import by_group, paired_metrics
-from whatifbench.metrics.stats import bootstrap_ci, mcnemar_exact, phi, wilson_ci
+from whatifbench.metrics.stats import mcnemar_exact, phi, wilson_ci
 
 
 def s(pair: str, role: str, correct: bool, group: str = "g", unparsed: bool = False) -> Sample:
@@ -30,8 +30,12 @@ def test_paired_metrics_by_hand() -> None:
     assert m["n_pairs"] == 4 and m["n_unparsed"] == 1
     assert m["unparsed"] == round(100 / 9, 2)
     assert m["drop_mcnemar_p"] == pytest.approx(1.0)  # discordant 2 vs 1
-    lo, hi = m["ci95"]["pair_accuracy"]
-    assert 0.0 <= lo <= 25.0 <= hi <= 100.0
+    # Wilson over each role's questions and the complete pairs; Newcombe over the pairs
+    assert m["ci95"]["pair_accuracy"] == intervals.share(1, 4) == (4.56, 69.94)
+    assert m["ci95"]["original_accuracy"] == intervals.share(4, 5)
+    assert m["ci95"]["drop"] == intervals.paired_difference(1, 2, 1, 0)
+    assert m["ci95_method"] == {"original_accuracy": "wilson", "counterfactual_accuracy":
+                                "wilson", "drop": "newcombe-paired", "pair_accuracy": "wilson"}
     groups = by_group(samples, with_stats=False)
     assert list(groups) == ["g", "h"] and groups["h"]["n_pairs"] == 0
     assert "ci95" not in groups["g"]
@@ -52,7 +56,4 @@ def test_statistics() -> None:
     assert phi([True, False, True, False], [True, False, True, False]) == 1.0
     assert phi([True, False, True, False], [False, True, False, True]) == -1.0
     assert phi([True, True], [True, False]) is None
-    x = np.array([1.0] * 30 + [0.0] * 70)
-    ci = bootstrap_ci([x], lambda a: 100 * a.mean(axis=1))
-    assert ci == bootstrap_ci([x], lambda a: 100 * a.mean(axis=1))  # seeded
-    assert ci[0] < 30.0 < ci[1] and ci[1] - ci[0] < 25
+    assert wilson_ci(6, 6) == intervals.share(6, 6) == (60.97, 100.0)

@@ -4,20 +4,21 @@ and results.json, report.md and the tables carry them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from util import make_choice_dataset
 
 from whatifbench import api
 from whatifbench.core.suite import Sample
-from whatifbench.metrics.paired import compare, difference_statistic
-from whatifbench.metrics.stats import BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED, holm, mcnemar_exact
+from whatifbench.metrics import intervals
+from whatifbench.metrics.paired import compare
+from whatifbench.metrics.stats import holm, mcnemar_exact
 from whatifbench.report.comparisons import (
     compare_runs,
     comparison_tables,
@@ -44,21 +45,36 @@ def test_compare_agrees_with_scipy_and_statsmodels(seed: int, pairs: int, p: flo
     found = compare(a, b, units)
     assert found["accuracy_a"] == pytest.approx(100 * a.mean(), abs=0.005)
     assert found["difference"] == pytest.approx(100 * (a.mean() - b.mean()), abs=0.005)
-    # the bootstrap resamples pairs: scipy's paired bootstrap over per-pair hit counts
-    hits_a = a.reshape(-1, 2).sum(axis=1).astype(float)
-    hits_b = b.reshape(-1, 2).sum(axis=1).astype(float)
-    sizes = np.full(pairs, 2.0)
-    ref = stats.bootstrap((hits_a, hits_b, sizes),
-                          lambda x, y, z, axis=-1: difference_statistic(x, y, z), paired=True,
-                          vectorized=True, n_resamples=BOOTSTRAP_SAMPLES, method="percentile",
-                          confidence_level=0.95, rng=np.random.default_rng(BOOTSTRAP_SEED))
-    assert found["ci95"] == [round(float(ref.confidence_interval.low), 2),
-                             round(float(ref.confidence_interval.high), 2)]
     table = [[int(np.sum(a & b)), int(np.sum(a & ~b))], [int(np.sum(~a & b)), int(np.sum(~a & ~b))]]
+    # the interval: Newcombe's over the 2x2 table shrunk by the pairs' design effect (the
+    # robust variance of the per-pair differences over the variance of independent items)
+    d = (a.astype(float) - b).reshape(-1, 2)
+    naive = d.var() / d.size
+    robust = pairs / (pairs - 1) * np.sum((d.sum(axis=1) - 2 * d.mean()) ** 2) / d.size ** 2
+    deff = min(max(robust / naive, 1.0), 2.0) if naive > 0 and robust > 0 else 1.0
+    assert found["ci95"] == list(intervals.paired_difference(
+        *(c / deff for c in (table[0][0], table[0][1], table[1][0], table[1][1]))))
+    assert found["ci95_method"] == ("newcombe-paired" if deff == 1.0
+                                    else "newcombe-paired-clustered")
+    lo, hi = found["ci95"]
+    assert lo < found["difference"] < hi
     exact = mcnemar(table, exact=True).pvalue
     assert mcnemar_exact(found["a_only"], found["b_only"]) == pytest.approx(exact, rel=1e-9)
-    assert found["mcnemar_p"] == pytest.approx(exact, rel=1e-3)
     assert (found["a_only"], found["b_only"]) == (table[0][1], table[1][0])
+    # over pairs the exact test flips the sign of each pair's difference: a brute-force
+    # enumeration of the flips where it is small enough, McNemar's when pairs are split
+    if pairs <= 12:
+        per = d.sum(axis=1)
+        observed = abs(per.sum())
+        flips = [abs(sum(s * v for s, v in zip(signs, per, strict=True))) >= observed - 1e-9
+                 for signs in itertools.product((1, -1), repeat=pairs)]
+        assert found["mcnemar_p"] == pytest.approx(np.mean(flips), rel=1e-3)
+    assert found["test"] == "exact sign-flip over units (clustered McNemar)"
+    single = compare(a, b, [str(k) for k in range(len(a))])
+    assert single["mcnemar_p"] == pytest.approx(exact, rel=1e-3)
+    assert single["test"] == "exact McNemar over items"
+    assert single["ci95"] == list(intervals.paired_difference(
+        table[0][0], table[0][1], table[1][0], table[1][1]))
 
 
 def test_holm_agrees_with_statsmodels() -> None:

@@ -121,6 +121,12 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
     loaded = [d if isinstance(d, Dataset) else load_dataset(d, verify=True) for d in datasets]
     protocol = (protocol or Protocol()).validate()
     options = options or RunOptions()
+    if options.budget is not None:  # the bank against every dataset, before any model call
+        from whatifbench.analysis.items.budget import full_run, prepare
+
+        for dataset in loaded:
+            if not full_run(dataset, options.budget):
+                prepare(dataset, options.budget)
     args = dict(model_args or {})
     shared = len(models) > 1
     if shared:

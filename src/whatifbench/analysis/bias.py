@@ -3,9 +3,11 @@
 Joins a user's CSV ``image,group`` (e.g. perceived gender from a COCO annotation study) with a
 run folder's ``samples.jsonl``. Per dataset × model and subgroup: original and counterfactual
 accuracy over complete pairs, ``diff = original − counterfactual`` (points); per pair of
-subgroups the gap ``diff(a) − diff(b)`` with a seeded bootstrap 95 % interval that resamples
-pairs within each subgroup. ``bias.json`` keeps these; the tables and the plot show the change
-Δ = counterfactual − original = −diff, as every table of whatifbench does.
+subgroups the gap ``diff(a) − diff(b)``. The 95 % intervals are Newcombe's paired interval of
+each diff over its pairs and the MOVER difference of two diffs for a gap
+(``metrics.intervals``; subgroups are disjoint sets of pairs). ``bias.json`` keeps these; the
+tables and the plot show the change Δ = counterfactual − original = −diff, as every table of
+whatifbench does.
 """
 
 from __future__ import annotations
@@ -25,17 +27,13 @@ from whatifbench.core.dataset import iter_jsonl, problems_message
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
-from whatifbench.metrics.stats import (
-    BOOTSTRAP_SAMPLES,
-    bootstrap_ci,
-    stratified_bootstrap_ci,
-)
+from whatifbench.metrics import intervals
 from whatifbench.report.errors import errors_sentence
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult, load_runs
 
 MIN_PAIRS = 10
-"""Subgroups with fewer pairs get a warning (below two: no interval at all)."""
+"""Subgroups with fewer pairs get a warning (their intervals are wide)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ class SubgroupStats:
     diff: float
     """original − counterfactual accuracy, in points."""
     diff_ci: tuple[float, float] | None
-    """Bootstrap 95 % interval of ``diff`` (pairs resampled); ``None`` below two pairs."""
+    """95 % interval of ``diff`` (Newcombe's paired interval over the pairs)."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +73,7 @@ class Gap:
     gap: float
     """diff(a) − diff(b), in points (positive: the model struggles more with a)."""
     ci: tuple[float, float] | None
-    """Bootstrap 95 % interval (pairs resampled within each subgroup); ``None`` when either
-    subgroup has fewer than two pairs."""
+    """95 % interval (MOVER difference of the two diffs' intervals)."""
 
 
 @dataclass(frozen=True)
@@ -92,8 +89,8 @@ class BiasReport:
     models answered it)."""
     unused_images: int
     """Images of the groups file that no evaluated pair shows."""
-    seed: int
-    """Bootstrap seed."""
+    interval_methods: dict[str, str]
+    """The method of ``diff_ci`` and of ``ci`` (``metrics.intervals``)."""
     warnings: tuple[str, ...] = ()
     """Subgroups too small for their interval to mean much (fewer than ``MIN_PAIRS``)."""
     backend_errors: tuple[tuple[str, str, int, int], ...] = ()
@@ -177,8 +174,7 @@ def _dataset_images(spec: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
-                 samples: int = BOOTSTRAP_SAMPLES) -> BiasReport:
+def analyze_bias(run: str | Path, groups_file: str | Path) -> BiasReport:
     """The subgroup accuracies, diffs and gaps of every model in a run folder."""
     groups = read_groups(Path(groups_file))
     results = load_runs(Path(run))
@@ -200,37 +196,31 @@ def analyze_bias(run: str | Path, groups_file: str | Path, *, seed: int = 0,
         for name, (o, c) in columns.items():
             acc_o = round(100.0 * float(o.mean()), 2)  # a subgroup has a pair at least
             acc_c = round(100.0 * float(c.mean()), 2)
-            ci = (bootstrap_ci([o, c], _diff, samples=samples, seed=seed)
-                  if len(o) >= 2 else None)
+            both = int(np.sum((o > 0) & (c > 0)))
+            first = int(np.sum((o > 0) & (c == 0)))
+            second = int(np.sum((o == 0) & (c > 0)))
+            ci = intervals.paired_difference(both, first, second, len(o) - both - first - second)
             stats.append(SubgroupStats(dataset, model, name, len(o), acc_o, acc_c,
                                        round(acc_o - acc_c, 2), ci))
             if len(o) < MIN_PAIRS:
                 warnings.append(
                     f"{model} on {dataset}: subgroup {name!r} has only {len(o)} pair(s); "
-                    + ("no interval is given." if ci is None else
-                       f"its interval is unreliable (fewer than {MIN_PAIRS} pairs)."))
+                     "its interval is wide.")
         by_name = {s.subgroup: s for s in stats if (s.dataset, s.model) == (dataset, model)}
         for a, b in itertools.combinations(sorted(columns), 2):
-            enough = min(len(columns[a][0]), len(columns[b][0])) >= 2
-            ci = (stratified_bootstrap_ci([list(columns[a]), list(columns[b])], _gap,
-                                          samples=samples, seed=seed) if enough else None)
-            gaps.append(Gap(dataset, model, a, b, round(by_name[a].diff - by_name[b].diff, 2),
-                            ci))
+            sa, sb = by_name[a], by_name[b]
+            ci = (intervals.independent_difference(sa.diff, sa.diff_ci, sb.diff, sb.diff_ci)
+                  if sa.diff_ci and sb.diff_ci else None)
+            gaps.append(Gap(dataset, model, a, b, round(sa.diff - sb.diff, 2), ci))
     if not stats:
         raise WhatifError(f"No image of the run {run} is listed in {groups_file}; check that its "
                           "'image' column holds the COCO file names.")
     return BiasReport(tuple(stats), tuple(gaps), len(ungrouped),
-                      len(set(groups) - used), seed, tuple(warnings),
+                      len(set(groups) - used),
+                      {"diff_ci": intervals.NEWCOMBE_PAIRED, "ci": intervals.MOVER_DIFFERENCE},
+                      tuple(warnings),
                       tuple((r.dataset, r.model, r.n_errors, r.n_items) for r in results
                             if r.n_errors))
-
-
-def _diff(o: np.ndarray, c: np.ndarray) -> np.ndarray:
-    return np.asarray(100 * (o.mean(axis=1) - c.mean(axis=1)))
-
-
-def _gap(oa: np.ndarray, ca: np.ndarray, ob: np.ndarray, cb: np.ndarray) -> np.ndarray:
-    return _diff(oa, ca) - _diff(ob, cb)
 
 
 def _signed(value: float) -> str:
@@ -250,8 +240,9 @@ def bias_tables(report: BiasReport) -> list[Table]:
                   fmt(s.original_accuracy), fmt(s.counterfactual_accuracy), _signed(-s.diff),
                   _interval(s.diff_ci)) for s in report.subgroups)
     notes = (("Δ = counterfactual − original accuracy (points; negative: the premise lowers "
-              "accuracy); bias.json's diff = original − counterfactual = −Δ. 95% bootstrap "
-              f"intervals over pairs, seed {report.seed}."),
+              "accuracy); bias.json's diff = original − counterfactual = −Δ. 95% intervals: "
+              "Newcombe's paired interval over each subgroup's pairs; a gap's is the MOVER "
+              "difference of the two (docs/statistics.md)."),
              (f"{report.ungrouped_pairs} evaluated pair(s) have no group; "
               f"{report.unused_images} image(s) of the groups file were not evaluated."),
              *(f"! {w}" for w in report.warnings))

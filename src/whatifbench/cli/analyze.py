@@ -23,7 +23,8 @@ class AnalyzeCommand:
         bias = sub.add_parser("bias", help="accuracy drop by image subgroup, with the gap's CI",
                               description="Join a CSV image,group with a run folder; per model "
                               "and subgroup: original and counterfactual accuracy, their diff, "
-                              "and the gap between subgroups' diffs with a bootstrap 95% CI.")
+                              "and the gap between subgroups' diffs, with 95% intervals "
+                              "(Newcombe, MOVER).")
         bias.add_argument("run", metavar="RUN", help="a 'whatif run' output folder")
         bias.add_argument("--groups", required=True, metavar="FILE",
                           help="CSV with columns image,group (image = COCO file name)")
@@ -31,7 +32,6 @@ class AnalyzeCommand:
                           "(default RUN/bias)")
         bias.add_argument("--overwrite", action="store_true",
                           help="replace --out if it holds an earlier analysis of ours")
-        bias.add_argument("--seed", type=int, default=0, help="bootstrap seed")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
@@ -42,7 +42,7 @@ class AnalyzeCommand:
         # RUN/bias may sit inside the run folder; it must not touch the files it reads.
         inputs = [args.groups, Path(args.run) / "results.json", Path(args.run) / "samples.jsonl"]
         check_output(out, inputs, args.overwrite, kind="analysis")
-        report = analyze_bias(args.run, args.groups, seed=args.seed)
+        report = analyze_bias(args.run, args.groups)
         for table in bias_tables(report):
             print(table.to_text(terminal_width()))
             print()

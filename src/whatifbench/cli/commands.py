@@ -110,9 +110,10 @@ def add_run(sub: Any) -> None:
                         "estimated full-suite score with an interval, labelled as an estimate")
     p.add_argument("--bank", metavar="FILE",
                    help="with --budget: the item bank ('whatif items DATASET RUN... --bank FILE')")
-    p.add_argument("--budget-method", choices=("adaptive", "stratified"), default="adaptive",
-                   help="with --budget: adaptive (by information, in rounds; default) or "
-                        "stratified anchors over difficulty (one round)")
+    p.add_argument("--budget-method", metavar="{stratified,random}", default="stratified",
+                   help="with --budget: stratified (default: at random within strata of the "
+                        "bank's difficulty) or random (a plain random sample); either gives an "
+                        "interval that holds for any model")
     p.add_argument("--judge", metavar="SPEC",
                    help="judge for free-text answers (MuCR Exp), e.g. openai:gpt-4o; default: the "
                         "suite's own (MuCR: the offline embedding:all-MiniLM-L6-v2)")

@@ -59,7 +59,7 @@ class HumanCommand:
             "import", help="a crowd sheet (CSV/JSONL) → a run folder",
             description="Score a crowd sheet (CSV or JSONL with item_id, annotator, answer and "
             "optionally seconds) with the suite's own parser and metrics and write a run folder "
-            "with one row per annotator and a human (majority) row.")
+            "with one row per annotator and, with three or more, a human (majority) row.")
         i.add_argument("dataset", metavar="DATASET")
         i.add_argument("sheet", metavar="SHEET", help="sheet.csv or sheet.jsonl")
         i.add_argument("--out", required=True, metavar="RUN_DIR", help="new (or empty) folder")
@@ -70,7 +70,8 @@ class HumanCommand:
         e = sub.add_parser(
             "export", help="the app's answers → a run folder",
             description="Write the answers collected by 'whatif human serve' for DATASET as a run "
-            "folder (results, samples, report), one row per annotator and a human (majority) row.")
+            "folder (results, samples, report), one row per annotator and, with three or more, a "
+            "human (majority) row.")
         e.add_argument("dataset", metavar="DATASET")
         e.add_argument("--out", required=True, metavar="RUN_DIR", help="new (or empty) folder")
         e.add_argument("--annotator", action="append", default=[], metavar="NAME",

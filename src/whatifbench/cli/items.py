@@ -49,13 +49,15 @@ class ItemsCommand:
     def run(args: argparse.Namespace) -> int:
         """Compute, print the suspects, write what was asked."""
         from whatifbench.analysis.items.output import (
-            bank_from_runs,
             bank_json,
+            bank_of,
+            enough_for_bank,
             report_csv,
             report_json,
             suspects_table,
         )
-        from whatifbench.analysis.items.report import item_report
+        from whatifbench.analysis.items.report import analyse
+        from whatifbench.analysis.items.responses import load_respondents
         from whatifbench.core.dataset import load_dataset
         from whatifbench.core.outputs import check_output, write_output_file
         from whatifbench.report.table import terminal_width
@@ -67,11 +69,15 @@ class ItemsCommand:
         for _, path in outputs:  # before any work
             check_output(path, inputs, args.overwrite, file=True)
         dataset = load_dataset(args.dataset, check_images=False)
-        report = item_report(dataset, args.runs)
+        notes: list[str] = []
+        respondents = load_respondents(dataset, args.runs, notes)
+        if args.bank:
+            enough_for_bank(respondents)
+        report, irt = analyse(dataset, respondents, notes)
         print(suspects_table(report, max(0, args.top)).to_text(terminal_width()))
         texts = {"json": lambda: report_json(report), "csv": lambda: report_csv(report)}
         if args.bank:
-            bank = bank_from_runs(dataset, args.runs)
+            bank = bank_of(dataset, irt)
             texts["bank"] = lambda: bank_json(bank)
         for kind, path in outputs:
             write_output_file(path, texts[kind]().encode("utf-8"), args.overwrite, inputs)

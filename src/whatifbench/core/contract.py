@@ -124,6 +124,21 @@ class SuiteContract:
                           if item.kind == "yes-no" else (majority[item.kind],))
                 for item in items}
 
+    # -- systematic mistakes -------------------------------------------------------------------
+    def systematic_distractors(self, items: Sequence[Item]) -> dict[str, tuple[str, str]]:
+        """Per item, the item whose true answer attracts mistakes on it, and why (the key
+        model of ``whatif items`` does not count such a mistake as evidence against the key).
+        The default, for paired suites: the second role's question is drawn to the first's
+        answer, what a model that believes its eyes (or ignores the premise) says."""
+        if self.pair_roles is None:
+            return {}
+        first, second = self.pair_roles
+        by_pair = {i.pair_id: i.id for i in items if i.role == first and i.pair_id is not None}
+        why = (f"the {first} question's answer: a model that believes its eyes or ignores the "
+               "premise says it")
+        return {i.id: (by_pair[i.pair_id], why) for i in items
+                if i.role == second and i.pair_id in by_pair}
+
     # -- datasets ------------------------------------------------------------------------------
     scene_generators: tuple[str, ...] = ()
     """The generators whose pictures of this suite whatifbench's scene engine draws (what the

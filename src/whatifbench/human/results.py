@@ -28,14 +28,21 @@ from whatifbench.runner.store import RunStore
 
 MAJORITY = "human:majority"
 """The backend spec of the majority row (its display name is ``human (majority)``)."""
+MIN_VOTES = 3
+"""Readable answers an item needs for a majority (with two, any disagreement is a tie), and
+annotators a sheet needs for a majority row; with two, each person is shown with their
+agreement."""
 SLICES = ("group", "role")
 """Item fields agreement is also computed per value of."""
 
 
 def human_runs(dataset: Dataset, answers: Sequence[Answer], source: dict[str, Any],
                store: str | Path | None = None) -> list[RunResult]:
-    """One run per annotator (in order of first answer), then ``human (majority)`` when two or
-    more annotators answered. ``source`` (app or sheet) goes into each run spec."""
+    """One run per annotator (in order of first answer), then ``human (majority)`` when
+    ``MIN_VOTES`` or more annotators answered (over the items with that many readable answers
+    and a strict majority). With two annotators there is no majority: their agreement is kept
+    on the first one's run (``metrics["human"]["group"]``). ``source`` (app or sheet) goes into
+    each run spec."""
     if not answers:
         raise WhatifError(f"No answers were collected for {dataset.root} yet.")
     by_name: dict[str, dict[str, Answer]] = {}
@@ -45,8 +52,12 @@ def human_runs(dataset: Dataset, answers: Sequence[Answer], source: dict[str, An
     try:
         runs = [_annotator_run(dataset, name, mine, source, run_store)
                 for name, mine in by_name.items()]
-        if len(runs) >= 2:
-            runs.append(_majority_run(dataset, runs, source, run_store))
+        majority = (_majority_run(dataset, runs, source, run_store)
+                    if len(runs) >= MIN_VOTES else None)
+        if majority is not None:
+            runs.append(majority)
+        elif len(runs) >= 2:
+            runs[0] = _with_group(dataset, runs)
     finally:
         run_store.close()
     return runs
@@ -149,10 +160,22 @@ def agreement(items: dict[str, Item], votes: Votes) -> dict[str, Any]:
                                "unanimous": sum(1 for s in shares if s == 1.0)}}
 
 
+def _with_group(dataset: Dataset, runs: Sequence[RunResult]) -> RunResult:
+    """The first annotator's run with every person's agreement recorded (no majority)."""
+    items = {i.id: i for i in dataset.items}
+    names = [r.spec["human"]["annotator"] for r in runs]
+    group = {"annotators": names, **agreement(items, _votes(runs, items))}
+    first = runs[0]
+    return replace(first, metrics={**first.metrics,
+                                   "human": {**first.metrics["human"], "group": group}})
+
+
 def _majority_run(dataset: Dataset, runs: Sequence[RunResult], source: dict[str, Any],
-                  store: RunStore) -> RunResult:
-    """The most frequent answer of each item (a tie, or no readable answer: no answer); free-text
-    items have no majority and are left out."""
+                  store: RunStore) -> RunResult | None:
+    """The most frequent answer of each item that has ``MIN_VOTES`` readable answers and a
+    strict majority; items with fewer answers or a tie have no majority answer and are left out
+    of this run (never counted as parse failures); free-text items have no majority. ``None``
+    when no item has one."""
     items = {i.id: i for i in dataset.items}
     every = _votes(runs, items)
     votes = {i: v for i, v in every.items() if items[i].kind != "text"}
@@ -161,24 +184,30 @@ def _majority_run(dataset: Dataset, runs: Sequence[RunResult], source: dict[str,
                           "items with a choice, yes/no or a number.")
     replies: dict[str, str] = {}
     detail: dict[str, dict[str, Any]] = {}
+    ties = few = 0
     for item_id, found in votes.items():
         given = Counter(v for v, _ in found if v is not None)
         top = given.most_common(2)
-        winner = top[0][0] if top and (len(top) == 1 or top[0][1] > top[1][1]) else None
+        if sum(given.values()) < MIN_VOTES:
+            few += 1
+            continue
+        if len(top) > 1 and top[0][1] == top[1][1]:
+            ties += 1
+            continue
+        winner = top[0][0]
         # the reply of the first annotator who gave the winning answer: a real reply that the
         # suite's parser reads as that answer
-        replies[item_id] = next((s.response or "" for v, s in found if v == winner), "") \
-            if winner is not None else ""
+        replies[item_id] = next(s.response or "" for v, s in found if v == winner)
         detail[item_id] = {"answers": len(found), "votes": {str(k): n for k, n in given.items()},
-                           "agreement": round(top[0][1] / sum(given.values()), 4) if top
-                           else None, "tie": winner is None and bool(top)}
+                           "agreement": round(top[0][1] / sum(given.values()), 4)}
+    if not replies:
+        return None
     run = replay(dataset, _backend(MAJORITY, replies), {**source, "annotator": "majority"},
                  store, protocol=PROTOCOL)
-    samples = [replace(s, meta={**s.meta, "human": detail[s.item_id]},
-                       flag="tie" if detail[s.item_id]["tie"] else s.flag) for s in run.samples]
+    samples = [replace(s, meta={**s.meta, "human": detail[s.item_id]}) for s in run.samples]
     names = [r.spec["human"]["annotator"] for r in runs]
     seconds = [(s.meta.get("human") or {}).get("seconds") for r in runs for s in r.samples]
-    summary = {"annotators": names, "ties": sum(d["tie"] for d in detail.values()),
+    summary = {"annotators": names, "ties": ties, "too_few_answers": few,
                "seconds": _seconds(seconds), **agreement(items, every)}
     spec = {**run.spec, "model_name": "human (majority)",
             "human": {"annotator": "majority", "annotators": names, **source}}

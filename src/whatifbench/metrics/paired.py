@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from whatifbench.core.suite import Sample
-from whatifbench.metrics.stats import bootstrap_ci, mcnemar_exact, percent, recorded_p
+from whatifbench.metrics import intervals
+from whatifbench.metrics.stats import mcnemar_exact, percent, recorded_p
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,10 @@ def paired_metrics(
 ) -> dict[str, Any]:
     """Accuracy per role, drop (first − second), pair accuracy (both right), unparsed share.
 
-    All accuracies are percentages. With ``with_stats``: 95 % bootstrap intervals over pairs and
-    the exact McNemar p-value of the drop.
+    All accuracies are percentages. With ``with_stats``: 95 % intervals (``ci95``; each
+    method in ``ci95_method``, see ``metrics.intervals``): Wilson for the accuracies over each
+    role's questions and for pair accuracy over complete pairs, Newcombe's paired interval for
+    the drop over complete pairs; and the exact McNemar p-value of the drop.
     """
     table = pair_table(samples, roles)
     first, second = (table.by_role[r] for r in roles)
@@ -75,17 +78,19 @@ def paired_metrics(
         "n_errors": sum(s.error is not None for s in all_samples),
     }
     if with_stats and len(both):
-        a = table.first.astype(float)
-        b = table.second.astype(float)
+        only1 = int(np.sum(table.first & ~table.second))
+        only2 = int(np.sum(~table.first & table.second))
         out["ci95"] = {
-            names[0]: bootstrap_ci([a], lambda x: 100 * x.mean(axis=1)),
-            names[1]: bootstrap_ci([b], lambda x: 100 * x.mean(axis=1)),
-            "drop": bootstrap_ci([a, b], lambda x, y: 100 * (x.mean(axis=1) - y.mean(axis=1))),
-            "pair_accuracy": bootstrap_ci([a * b], lambda x: 100 * x.mean(axis=1)),
+            names[0]: intervals.share(hits1, len(first)),
+            names[1]: intervals.share(hits2, len(second)),
+            "drop": intervals.paired_difference(int(both.sum()), only1, only2,
+                                                len(both) - int(both.sum()) - only1 - only2),
+            "pair_accuracy": intervals.share(int(both.sum()), len(both)),
         }
-        out["drop_mcnemar_p"] = round(mcnemar_exact(
-            int(np.sum(table.first & ~table.second)), int(np.sum(~table.first & table.second))
-        ), 6)
+        out["ci95_method"] = {names[0]: intervals.WILSON, names[1]: intervals.WILSON,
+                              "drop": intervals.NEWCOMBE_PAIRED,
+                              "pair_accuracy": intervals.WILSON}
+        out["drop_mcnemar_p"] = round(mcnemar_exact(only1, only2), 6)
     return out
 
 
@@ -97,37 +102,39 @@ def by_group(samples: Sequence[Sample], **kwargs: Any) -> dict[str, dict[str, An
     return {g: paired_metrics(groups[g], **kwargs) for g in sorted(groups)}
 
 
-def compare(a: Sequence[bool], b: Sequence[bool], units: Sequence[str]) -> dict[str, Any]:
+def compare(a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray,
+            units: Sequence[str]) -> dict[str, Any]:
     """Two models' correctness on the same items (``a[i]``, ``b[i]``: item i right): their
-    accuracies (%), the difference A − B (points) with a 95 % paired bootstrap interval that
-    resamples ``units`` (an item's pair, so that the questions of a pair stay together), the
-    discordant counts and the exact McNemar p-value over items."""
+    accuracies (%), the difference A − B (points) with a 95 % interval (Newcombe's paired
+    interval, shrunk by the design effect when ``units`` group items: an item's pair, so that
+    the questions of a pair count together), the discordant counts and the exact two-sided
+    p-value of the sign-flip test over units (the exact McNemar test when every unit is one
+    item)."""
     x = np.asarray(a, dtype=bool)
     y = np.asarray(b, dtype=bool)
     index: dict[str, int] = {}
     cluster = np.array([index.setdefault(u, len(index)) for u in units], dtype=int)
-    hits_a = np.bincount(cluster, weights=x, minlength=len(index))
-    hits_b = np.bincount(cluster, weights=y, minlength=len(index))
-    sizes = np.bincount(cluster, minlength=len(index)).astype(float)
     only_a, only_b = int(np.sum(x & ~y)), int(np.sum(~x & y))
     n = len(x)
-    if len(set(sizes.tolist())) == 1:  # pairs of one size: one column to resample, not three
-        total = float(sizes.sum())
-        ci = bootstrap_ci([(hits_a - hits_b).astype(np.int8)],
-                          lambda d: 100 * d.sum(axis=-1) / total)
+    ci, method = intervals.clustered_difference(x, y, cluster)
+    if len(index) == n:
+        p, test = mcnemar_exact(only_a, only_b), MCNEMAR
     else:
-        ci = bootstrap_ci([hits_a, hits_b, sizes], difference_statistic)
+        diffs = np.bincount(cluster, weights=x.astype(int) - y.astype(int),
+                            minlength=len(index)).astype(int)
+        p, test = intervals.sign_flip_p(diffs.tolist()), SIGN_FLIP
     return {
         "n_items": n, "n_units": len(index),
         "accuracy_a": percent(int(x.sum()), n), "accuracy_b": percent(int(y.sum()), n),
         "difference": round(100.0 * (int(x.sum()) - int(y.sum())) / n, 2) if n else None,
-        "ci95": list(ci),
+        "ci95": list(ci) if ci is not None else None, "ci95_method": method,
         "a_only": only_a, "b_only": only_b,
-        "mcnemar_p": recorded_p(mcnemar_exact(only_a, only_b)),
+        "mcnemar_p": recorded_p(p), "test": test,
     }
 
 
-def difference_statistic(hits_a: np.ndarray, hits_b: np.ndarray, sizes: np.ndarray
-                         ) -> np.ndarray:
-    """Per resample (rows of resampled units): 100 × (A's hits − B's hits) / items."""
-    return 100 * (hits_a.sum(axis=-1) - hits_b.sum(axis=-1)) / sizes.sum(axis=-1)
+MCNEMAR = "exact McNemar over items"
+"""``compare``'s test when every unit is one item."""
+SIGN_FLIP = "exact sign-flip over units (clustered McNemar)"
+"""``compare``'s test when units hold several items (each unit's difference keeps its sign or
+flips it under the null)."""

@@ -1,6 +1,7 @@
 """Paired model comparisons: for every two model runs of one dataset, the accuracy difference on
-the items both answered, with a paired bootstrap interval (over pairs) and the exact McNemar
-p-value, Holm-adjusted over the comparisons; overall and per slice (role, group, template …).
+the items both answered, with Newcombe's paired interval (shrunk by the pairs' design effect)
+and the exact McNemar p-value (its sign-flip form over pairs when items come in pairs),
+Holm-adjusted over the comparisons; overall and per slice (role, group, template …).
 And the multimodal gain of a model run with and without its images (``--image-ablation``):
 full − ablated, the same statistics.
 
@@ -15,14 +16,15 @@ import json
 import re
 import weakref
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from whatifbench.analysis.items.spec import estimate_of
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import compare
-from whatifbench.metrics.stats import holm, recorded_p, shared_resamples
+from whatifbench.metrics.stats import holm, recorded_p
 from whatifbench.report.labels import (
     dataset_key,
     is_human,
@@ -84,7 +86,7 @@ class Layout:
     """What the comparisons of one dataset's runs share: each item's unit and slices."""
 
     unit: dict[str, str]
-    """The unit the bootstrap resamples (the item's pair, or the item) by item id."""
+    """The unit items count together in (the item's pair, or the item) by item id."""
     slices: dict[str, list[tuple[str, str]]]
     """The (key, value) slices of each item id."""
 
@@ -169,23 +171,33 @@ def _outcomes_digest(layout: Layout, outcomes: Sequence[dict[str, bool]], *extra
     return digest.hexdigest()
 
 
+def chosen_by_answers(run: RunResult) -> bool:
+    """The run asked items chosen by its own answers (an adaptive budget of an earlier
+    version): a paired test on them would be biased, so none is made."""
+    found = estimate_of(run.spec)
+    return found is not None and found.get("method") == "adaptive"
+
+
 def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
     """``compare_runs``, remembered on disk under the runs' outcomes."""
     layout = layout_of(runs)
     outcomes = [scored(r.samples) for r in runs]
-    return remembered("compared", _outcomes_digest(layout, outcomes),
-                      lambda: _compute_compared(layout, outcomes),
+    skip = sorted(k for k, r in enumerate(runs) if chosen_by_answers(r))
+    return remembered("compared", _outcomes_digest(layout, outcomes, skip),
+                      lambda: _compute_compared(layout, outcomes, set(skip)),
                       lambda found: [[c.a, c.b, c.overall, c.slices] for c in found],
                       lambda value: [Compared(*c) for c in value])
 
 
-def _compute_compared(layout: Layout, outcomes: list[dict[str, bool]]) -> list[Compared]:
+def _compute_compared(layout: Layout, outcomes: list[dict[str, bool]],
+                      skip: Collection[int] = ()) -> list[Compared]:
     found = []
-    with shared_resamples():  # the comparisons resample the same pairs
-        for i, j in combinations(range(len(outcomes)), 2):
-            result = compare_two(outcomes[i], outcomes[j], layout)
-            if result is not None:
-                found.append((i, j, *result))
+    for i, j in combinations(range(len(outcomes)), 2):
+        if i in skip or j in skip:
+            continue
+        result = compare_two(outcomes[i], outcomes[j], layout)
+        if result is not None:
+            found.append((i, j, *result))
     overall_p = holm([o["mcnemar_p"] for _, _, o, _ in found])
     slice_p = iter(holm([s["mcnemar_p"] for *_, sl in found for s in sl]))
     return [Compared(i, j, {**o, "p_holm": recorded_p(p)},
@@ -227,11 +239,10 @@ def _gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
 def _compute_gains(layout: Layout, outcomes: dict[int, dict[str, bool]],
                    pairs: list[tuple[int, int]]) -> list[tuple[int, int, dict[str, Any]]]:
     found = []
-    with shared_resamples():
-        for f, k in pairs:
-            result = compare_two(outcomes[f], outcomes[k], layout)
-            if result is not None:
-                found.append((f, k, result[0]))
+    for f, k in pairs:
+        result = compare_two(outcomes[f], outcomes[k], layout)
+        if result is not None:
+            found.append((f, k, result[0]))
     adjusted = holm([c["mcnemar_p"] for *_, c in found])
     return [(f, k, {**c, "p_holm": recorded_p(p)})
             for (f, k, c), p in zip(found, adjusted, strict=True)]
@@ -287,14 +298,15 @@ def _row_cells(c: dict[str, Any]) -> list[str | Cell]:
 
 STAT_COLUMNS = ("items", "A %", "B %", "A − B", "95% interval", "A only", "B only", "p",
                 "p (Holm)")
-NOTE = ("Accuracy in % on the items both runs scored; A − B in points with a 95% paired "
-        "bootstrap interval over pairs; A only / B only = items only that run got right; p = "
-        "exact McNemar test over items; p (Holm) adjusted over the comparisons of this table "
-        "(* < 0.05).")
+NOTE = ("Accuracy in % on the items both runs scored; A − B in points with Newcombe's 95% "
+        "paired interval (widened by the design effect when a pair's questions move together); "
+        "A only / B only = items only that run got right; p = exact McNemar test (over pairs, "
+        "as a sign-flip test, when items come in pairs); p (Holm) adjusted over the "
+        "comparisons of this table (* < 0.05).")
 
 GAIN_NOTE = ("Gain = accuracy with the images − accuracy with them ablated (blank: mid-grey; "
              "shuffled: another pair's; none: no image), in points, on the items both runs "
-             "scored; 95% paired bootstrap interval over pairs; p = exact McNemar test, Holm "
+             "scored; Newcombe's 95% paired interval; p = exact McNemar test, Holm "
              "over the gains (* < 0.05). A gain near 0: the score did not need the image (every "
              "gain shown is of a run whose model was checked to read the pixels the ablation "
              "takes away).")

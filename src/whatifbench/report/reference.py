@@ -20,6 +20,7 @@ from typing import Any
 
 from whatifbench.analysis.audit.slices import slice_value
 from whatifbench.analysis.audit.store import audit_path, load_audit
+from whatifbench.analysis.items.spec import estimate_of
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.report.datasets import locate
 from whatifbench.report.memo import cell_back, cell_json, remembered, table_back, table_json
@@ -60,14 +61,22 @@ class References:
     run by the suite's own metrics, so that every table of runs gets the row."""
 
 
+def whole_dataset(runs: Sequence[RunResult]) -> bool:
+    """Reference rows are over the whole dataset when a run is an estimate of its full score
+    (``whatif run --budget``): the runs asked different items, and the estimate is of all."""
+    return any(estimate_of(r.spec) is not None for r in runs)
+
+
 def dataset_items(runs: Sequence[RunResult],
                   roots: Sequence[Path]) -> tuple[list[Item], str | None]:
-    """The items the runs evaluated, in dataset order, read from the dataset folder (found as
-    ``report.datasets.locate`` finds it); or the reason they are unavailable."""
+    """The items the runs evaluated (every item when a run is an estimate: ``whole_dataset``),
+    in dataset order, read from the dataset folder (found as ``report.datasets.locate`` finds
+    it); or the reason they are unavailable."""
     view = locate(runs[0].spec, runs[0].dataset, roots)
     if view.root is None:
         return [], view.problem
-    wanted = {s.item_id for r in runs for s in r.samples}
+    wanted = ({str(raw.get("id")) for raw in view.items.values()} if whole_dataset(runs)
+              else {s.item_id for r in runs for s in r.samples})
     checked = bool((runs[0].spec.get("dataset") or {}).get("items_sha256"))
     items = []
     for raw in view.items.values():
@@ -95,14 +104,21 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
     sha = str((runs[0].spec.get("dataset") or {}).get("items_sha256") or "")
     root = locate(runs[0].spec, runs[0].dataset, roots).root
     key = (runs[0].suite, runs[0].dataset, str(root), sha,
+           ("*",) if whole_dataset(runs) else
            tuple(sorted({s.item_id for r in runs for s in r.samples})), _audit_stamp(sha))
     found = _CACHE.pop(key, None)
     if found is None:
         def compute() -> References:
             audit = load_audit(sha) if sha else None
             items, problem = dataset_items(runs, roots)
-            return (References((), {}, (f"No reference rows: {problem}.",)) if problem else
-                    _references(runs[0].suite, runs[0].dataset, items, audit, _where(runs)))
+            if problem:
+                return References((), {}, (f"No reference rows: {problem}.",))
+            found = _references(runs[0].suite, runs[0].dataset, items, audit, _where(runs))
+            if whole_dataset(runs):
+                found = dataclasses.replace(found, notes=(*found.notes, (
+                    f"The reference rows are over all {len(items)} items of the dataset: an "
+                    "estimated run's full score is of them all.")))
+            return found
 
         ids = hashlib.sha256("\n".join(key[4]).encode()).hexdigest()
         found = (remembered("references", [*key[:4], ids, key[5], _where(runs)], compute,

@@ -26,7 +26,7 @@ from typing import Any
 
 from whatifbench.core.item import Item
 from whatifbench.core.suite import Sample, Suite
-from whatifbench.metrics.stats import no_intervals
+from whatifbench.metrics.intervals import suppressed
 from whatifbench.report.table import Cell, Table
 from whatifbench.runner.results import RunResult
 
@@ -164,7 +164,7 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
                answer: Callable[[Item], tuple[str | None, bool]],
                intervals: bool = False) -> RunResult:
     """A run whose answer to each item is ``answer(item)`` → (prediction, correct), scored by
-    the suite's own metrics (with bootstrap intervals only if ``intervals``)."""
+    the suite's own metrics (with intervals only if ``intervals``)."""
     samples = []
     for item in items:
         prediction, correct = answer(item)
@@ -174,7 +174,7 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
             prediction=prediction, correct=None if item.kind == "text" else correct,
             unparsed=False, flag=None, error=None,
             meta=dict(item.meta), judgement=dict(NOT_GRADED) if item.kind == "text" else {}))
-    with contextlib.nullcontext() if intervals else no_intervals():
+    with contextlib.nullcontext() if intervals else suppressed():
         metrics = suite.metrics(samples, items)
     return RunResult(suite.name, dataset, "reference", len(items), metrics, spec, samples)
 

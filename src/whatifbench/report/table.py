@@ -2,7 +2,9 @@
 
 Cells are display strings or ``Cell``s: numbers that carry their 95 % interval, their count
 and, for a counterfactual column, the change Δ = counterfactual − original with its McNemar
-p-value. Text output shows the value (and Δ); Markdown, HTML, LaTeX and the page add ``±``.
+p-value. Text output shows the value (and Δ); Markdown, HTML, LaTeX and the page add the
+interval: ``±`` half its width when it is centred on the value, else its ends (``100.0 [61.0,
+100.0]``: honest intervals at 0 and 100 % are not symmetric).
 The count ``n`` is shown once when every cell shares it, under the column (or its span) when
 the column shares it, and in the cell when it varies down a column.
 """
@@ -51,11 +53,29 @@ class Cell:
         """Half the width of the interval (the ``±`` figure)."""
         return None if self.ci is None else (self.ci[1] - self.ci[0]) / 2
 
+    @property
+    def centred(self) -> bool:
+        """The interval is (nearly) centred on the value, so ``±`` half its width says it: each
+        side within a tenth of the half width (and of one shown digit) of the other."""
+        if self.ci is None or self.value is None:
+            return False
+        below, above = self.value - self.ci[0], self.ci[1] - self.value
+        return abs(below - above) <= max(0.1 * (below + above) / 2, 10.0 ** -self.digits)
+
+    def interval_text(self) -> str:
+        """``±2.3`` for a centred interval, ``[61.0, 100.0]`` for another; empty without one."""
+        if self.ci is None or self.value is None:
+            return ""
+        if self.centred:
+            return f"±{fixed(self.half_width or 0.0, self.digits)}"
+        return f"[{fixed(self.ci[0], self.digits)}, {fixed(self.ci[1], self.digits)}]"
+
     def render(self, pm: bool = False, n: bool = False) -> str:
-        """``62.1``, ``62.1 ±2.3``, ``48.0 (-14.1*)``, ``100.0 n=1`` ..."""
+        """``62.1``, ``62.1 ±2.3``, ``100.0 [61.0, 100.0]``, ``48.0 (-14.1*)``, ``100.0 n=1``
+        ..."""
         text = fmt(self.value, self.digits)
-        if pm and self.half_width is not None and self.value is not None:
-            text += f" ±{fixed(self.half_width, self.digits)}"
+        if pm and self.ci is not None and self.value is not None:
+            text += f" {self.interval_text()}"
         if self.delta is not None:
             text += f" ({signed(self.delta, self.digits)}{'*' if self.significant else ''})"
         if n and self.n is not None:

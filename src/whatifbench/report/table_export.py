@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from whatifbench.core.csvtext import csv_text
-from whatifbench.report.table import Cell, Table, fixed, fmt, signed
+from whatifbench.report.table import Cell, Table, fmt, signed
 
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -75,8 +75,9 @@ def _latex_cell(cell: str | Cell, n: bool) -> str:
     if not isinstance(cell, Cell):
         return latex_escape(cell)
     text = fmt(cell.value, cell.digits).replace("–", "--")
-    if cell.half_width is not None and cell.value is not None:
-        text += rf"{{\scriptsize$\pm${fixed(cell.half_width, cell.digits)}}}"
+    if cell.ci is not None and cell.value is not None:
+        shown = cell.interval_text().replace("±", r"$\pm$")
+        text += rf"{{\scriptsize{' ' if shown.startswith('[') else ''}{shown}}}"
     if cell.delta is not None:
         star = "^{*}" if cell.significant else ""
         text += f" (${signed(cell.delta, cell.digits)}{star}$)"

@@ -1,17 +1,17 @@
-"""``whatif run --budget N --bank FILE``: evaluate about N items chosen from an item bank and
-estimate the full-suite score with an interval (``estimate``); the run's spec records the
-estimate (``spec["estimate"]``) and every table and the explorer label the run as one
-(``marks``)."""
+"""``whatif run --budget N --bank FILE``: evaluate about N items drawn by design with the item bank
+as an assistant, and estimate the full-suite score with an interval that holds whatever the
+model (``estimate``); the run's spec records the estimate (``spec["estimate"]``) and every table
+and the explorer label the run as one (``marks``). A budget that buys every item is a full run,
+not an estimate."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whatifbench.analysis.items.bank import Bank, check_bank, load_bank
-from whatifbench.analysis.items.estimate import METHODS, adaptive, estimate, stratified
+from whatifbench.analysis.items.estimate import METHODS, Estimate, design, estimate
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.errors import WhatifError
 
@@ -23,21 +23,31 @@ if TYPE_CHECKING:
     from whatifbench.runner.results import RunResult
     from whatifbench.runner.store import RunStore
 
+OLD_METHODS = {"adaptive": ("it chose items by the bank's information and estimated the score "
+                            "from the bank's model, which was biased for models unlike the "
+                            "bank's")}
+"""Methods of earlier versions, refused with why."""
+
 
 @dataclass(frozen=True)
 class Budget:
-    """How many items to ask, from which bank, chosen how."""
+    """How many items to ask, from which bank, drawn how."""
 
     items: int
     """At most this many items are evaluated (whole pairs)."""
     bank: str
     """The item bank file (``whatif items ... --bank FILE``)."""
-    method: str = "adaptive"
+    method: str = "stratified"
     """One of ``estimate.METHODS``."""
 
     def __post_init__(self) -> None:
         if self.items < 1:
             raise WhatifError(f"--budget {self.items} must be a positive number of items.")
+        if self.method in OLD_METHODS:
+            raise WhatifError(
+                f"--budget-method {self.method} is gone: {OLD_METHODS[self.method]}. Use "
+                f"stratified (the default: units drawn at random within strata of the bank's "
+                f"difficulty, an interval that holds for any model) or random.")
         if self.method not in METHODS:
             raise WhatifError(f"--budget-method {self.method!r} is not one of "
                               f"{', '.join(METHODS)}.")
@@ -49,62 +59,66 @@ def _check(options: RunOptions) -> None:
                           "and --subset.")
 
 
+def prepare(dataset: Dataset, budget: Budget) -> Bank:
+    """The bank of a budgeted run, checked against ``dataset`` before any model call: fitted
+    on this dataset, and describing exactly its units."""
+    bank = load_bank(budget.bank)
+    check_bank(bank, budget.bank, dataset.items_sha256, str(dataset.root))
+    items_of: dict[str, list[str]] = {}
+    for item in dataset.items:
+        if any(i.kind != "text" for i in dataset.items if i.unit == item.unit):
+            items_of.setdefault(item.unit, []).append(item.id)
+    described = {u.deal: sorted(u.items) for u in bank.units}
+    if described != {deal: sorted(ids) for deal, ids in items_of.items()}:
+        raise WhatifError(
+            f"The item bank {budget.bank} carries the items hash of {dataset.root} but its "
+            f"units ({len(described)} dealing units) are not that dataset's ({len(items_of)}): "
+            "edited or trimmed? Fit it again with 'whatif items "
+            f"{dataset.root} RUN... --bank FILE'.")
+    return bank
+
+
+def full_run(dataset: Dataset, budget: Budget) -> bool:
+    """The budget buys every item: the run is a plain full run."""
+    return budget.items >= len(dataset.items)
+
+
 def run_budget(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunStore,
                options: RunOptions) -> RunResult:
-    """Evaluate the items the budget picks (adaptively: in rounds, each round's answers
-    choosing the next units) and return the last round's run with the estimate recorded."""
+    """Evaluate the items the design draws and return the run with the estimate recorded
+    (every item when the budget buys them all: then nothing is estimated)."""
     from whatifbench.core.suite import suite_for
     from whatifbench.runner.evaluate import evaluate
-    from whatifbench.runner.results import Execution
 
     budget = options.budget
     assert budget is not None
     _check(options)
-    bank = load_bank(budget.bank)
-    check_bank(bank, budget.bank, dataset.items_sha256, str(dataset.root))
+    plain = replace(options, budget=None)
+    if full_run(dataset, budget):
+        return evaluate(dataset, backend, protocol, store, plain)
+    bank = prepare(dataset, budget)
     suite = suite_for(dataset.suite)
     units = bank.arrays()
     items_of = {u.deal: u.items for u in bank.units}
-    plain = replace(options, budget=None)
-    rounds: list[RunResult] = []
-
-    def ask(chosen: Sequence[str]) -> dict[str, bool]:
-        wanted = {i for deal in chosen for i in items_of[deal]}
-        subset = tuple(i for i in dataset.items if i.id in wanted)
-        result = evaluate(replace(dataset, items=subset), backend, protocol, store, plain)
-        rounds.append(result)
-        return suite.unit_outcomes(result.samples)
-
-    if budget.method == "stratified":
-        outcomes = ask(stratified(units, budget.items))
-    else:
-        _, outcomes = adaptive(units, budget.items, ask)
-    found = estimate(units, outcomes, bank.calibration.widen.get(budget.method, 1.0))
-    last = rounds[-1]
-    computed = sum(r.execution.computed for r in rounds)
-    execution = Execution(
-        from_store=max(0, last.execution.from_store - (computed - last.execution.computed)),
-        computed=computed, errors=last.execution.errors,
-        seconds=round(sum(r.execution.seconds for r in rounds), 3),
-        judge_from_store=last.execution.judge_from_store,
-        judge_computed=sum(r.execution.judge_computed for r in rounds),
-        judge_errors=last.execution.judge_errors)
-    record = estimate_record(bank, budget, found.to_json(), last.n_items, len(dataset.items),
-                             len(rounds))
-    spec = {**last.spec, "selection": {**(last.spec.get("selection") or {}),
-                                       "budget": budget.items},
+    plan = design(units, budget.items, budget.method, seed=options.seed)
+    wanted = {i for s in plan for deal in s.asked for i in items_of[deal]}
+    subset = tuple(i for i in dataset.items if i.id in wanted)
+    result = evaluate(replace(dataset, items=subset), backend, protocol, store, plain)
+    found = estimate(units, plan, suite.unit_outcomes(result.samples), budget.method)
+    record = estimate_record(bank, budget, found, result.n_items, len(dataset.items),
+                             options.seed)
+    spec = {**result.spec, "selection": {**(result.spec.get("selection") or {}),
+                                         "budget": budget.items},
             "estimate": record}
-    return replace(last, spec=spec, metrics={**last.metrics, "estimate": record},
-                   execution=execution)
+    return replace(result, spec=spec, metrics={**result.metrics, "estimate": record})
 
 
-def estimate_record(bank: Bank, budget: Budget, found: dict[str, Any], asked: int, total: int,
-                    rounds: int) -> dict[str, Any]:
-    """``spec["estimate"]``: what was estimated, from what, and the figures."""
+def estimate_record(bank: Bank, budget: Budget, found: Estimate, asked: int, total: int,
+                    seed: int) -> dict[str, Any]:
+    """``spec["estimate"]``: what was estimated, from what, how, and the figures."""
     return {"kind": "estimate", "method": budget.method, "budget": budget.items,
-            "items": asked, "dataset_items": total, "rounds": rounds,
+            "items": asked, "dataset_items": total, "seed": seed,
             "bank": Path(budget.bank).name, "bank_sha256": sha256_file(Path(budget.bank)),
             "bank_respondents": bank.respondents, "scoring_unit": bank.scoring_unit,
-            "metric": bank.metric, "widen": bank.calibration.widen.get(budget.method, 1.0),
-            **found}
-
+            "metric": bank.metric, "interval_method": "design-based (stratified t)",
+            **found.to_json()}

@@ -44,6 +44,8 @@ class Evidence:
     """Each strong run's label and answer value."""
     blind: list[dict[str, Any]] = field(default_factory=list)
     """The audit's slices (``whatif audit``'s cache: key, value, blind, chance, flagged)."""
+    key_flags: bool = True
+    """Whether key flags are shown for the number of runs at hand (``precision``)."""
 
 
 def _quote(value: str | None) -> str:
@@ -81,16 +83,20 @@ def flag_item(e: Evidence) -> dict[str, Any]:
     severity = 0.0
     doubt = e.doubt
     likely = None  # the most probable answer, the key included
+    systematic = None  # why that answer attracts mistakes, when it is a declared distractor
     if doubt is not None:
-        likely = (shown_answer(doubt.likely, item) if doubt.p_likely > 1.0 - doubt.p_wrong
-                  else item.target)
+        other = doubt.p_likely > 1.0 - doubt.p_wrong
+        likely = shown_answer(doubt.likely, item) if other else item.target
+        systematic = doubt.systematic if other else None
     majority = shown_answer(c.majority, item)
-    if doubt is not None and doubt.p_wrong >= KEY_DOUBT:
+    if doubt is not None and doubt.p_wrong >= KEY_DOUBT and e.key_flags:
         codes.append("key")
         severity = max(severity, doubt.p_wrong)
+        known = (f", a systematic distractor ({systematic}): check that the key is not the "
+                 "one right here" if systematic else "")
         reasons.append(f"the answer key {item.target!r} is likely wrong (p = {doubt.p_wrong:.2f}"
-                       f"; most likely answer {_quote(likely)}, weighing each run and person "
-                       "by their accuracy)")
+                       f"; most likely answer {_quote(likely)}{known}; weighing each run and "
+                       "person by their accuracy, mistakes many runs share not counted)")
         if c.majority is not None and c.majority != KEY:
             reasons.append(f"humans' majority disagrees with the key ({c.majority_votes} of "
                            f"{c.humans} answer {majority!r})")
@@ -133,7 +139,7 @@ def flag_item(e: Evidence) -> dict[str, Any]:
         "humans": c.humans, "human_right": c.human_right, "human_majority": majority,
         "human_agreement": c.agreement,
         "key_doubt": None if doubt is None else round(doubt.p_wrong, 4),
-        "likely_answer": likely,
+        "likely_answer": likely, "likely_systematic": systematic,
         "blind_solvable": found is not None,
         "image_insensitive": (c.same_without_image == c.ablation_pairs
                               if c.ablation_pairs else None),

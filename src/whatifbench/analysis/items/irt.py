@@ -72,7 +72,13 @@ def _log_likelihood(y: np.ndarray, m: np.ndarray, a: np.ndarray, d: np.ndarray) 
     grid point."""
     p = prob(a, d, GRID)
     logp, logq = np.log(p), np.log1p(-p)
-    return np.asarray(y @ logp + (m - y) @ logq)
+    return np.asarray(_dot(y, logp) + _dot(m - y, logq))
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` without BLAS threads: these products are small, and BLAS's threads spin
+    against every other process on a shared machine (25 times slower under load)."""
+    return np.asarray(np.einsum("ij,jk->ik", a, b))
 
 
 def posterior(y: np.ndarray, m: np.ndarray, a: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -98,8 +104,8 @@ def fit_2pl(responses: np.ndarray, observed: np.ndarray, max_iter: int = 500,
     iterations = 0
     for iterations in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
         post = posterior(y, m, a, d)
-        right = y.T @ post          # expected right answers per item and grid point
-        total = m.T @ post          # expected answers per item and grid point
+        right = _dot(y.T, post)     # expected right answers per item and grid point
+        total = _dot(m.T, post)     # expected answers per item and grid point
         a_old, d_old = a.copy(), d.copy()
         for _ in range(2):          # Newton steps of the M-step, every item at once
             p = prob(a, d, GRID)

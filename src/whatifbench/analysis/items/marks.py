@@ -22,17 +22,31 @@ def note(runs: Sequence[RunResult]) -> str | None:
     found = [(r, e) for r in runs if (e := estimate_of(r.spec)) is not None]
     if not found:
         return None
-    parts = "; ".join(
-        f"{r.spec.get('model_name') or r.model}: {e.get('value')} % "
-        f"[{(e.get('interval') or ['–', '–'])[0]}, {(e.get('interval') or ['–', '–'])[1]}] "
-        f"from {e.get('items')} of {e.get('dataset_items')} items ({e.get('method')}, bank "
-        f"{e.get('bank')})" for r, e in found)
+    parts = "; ".join(_one(r, e) for r, e in found)
     unit = found[0][1].get("scoring_unit") or "units"
     return (f"⚠ Estimates — rows marked [estimate: N of M items] were evaluated on N items "
-            f"chosen from an item bank; their other columns are over those items only. "
-            f"{COLUMN} = the share of {unit} right over the whole suite, estimated by IRT with "
-            f"a 95 % interval: {parts}. See docs/item-quality.md for what it can and cannot "
-            "say.")
+            f"drawn from the dataset; their other columns are over those items only. {COLUMN} "
+            f"= the share of {unit} right over the whole suite, estimated from the draw with a "
+            f"95 % interval that holds whatever the model: {parts}. See "
+            "docs/item-quality.md for what it can and cannot say.")
+
+
+def _one(run: RunResult, e: dict[str, object]) -> str:
+    """One estimated run's figures: value, interval, design and the bank's part in it."""
+    interval = e.get("interval")
+    low, high = (interval if isinstance(interval, list) and len(interval) == 2
+                 else ("–", "–"))
+    text = (f"{run.spec.get('model_name') or run.model}: {e.get('value')} % [{low}, {high}] "
+            f"from {e.get('items')} of {e.get('dataset_items')} items ({e.get('method')}"
+            + (f", strata of bank {e.get('bank')}" if e.get("method") == "stratified" else "")
+            + ")")
+    se, random_se = e.get("se"), e.get("random_se")
+    if isinstance(se, (int, float)) and isinstance(random_se, (int, float)) and random_se > 0:
+        text += f", standard error {se} points (a random draw: {random_se})"
+    if e.get("misfit"):
+        text += (f"; it answers unlike the bank's runs at its ability (the bank's IRT model "
+                 f"would say {e.get('bank_prediction')} %, more than two standard errors away)")
+    return text
 
 
 def mark_estimates(table: Table, runs: Sequence[RunResult]) -> Table:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from whatifbench.analysis.items.bank import Bank, fit_bank
-from whatifbench.analysis.items.report import MIN_IRT
-from whatifbench.analysis.items.responses import Deals, load_respondents, unit_matrix
+from whatifbench.analysis.items.report import MIN_IRT, IrtFit
+from whatifbench.analysis.items.responses import Deals, Respondent
 from whatifbench.core.csvtext import csv_text
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.suite import suite_for
@@ -20,6 +19,7 @@ from whatifbench.report.table import Table
 CSV_COLUMNS = ("id", "suspect", "reasons", "unit", "group", "role", "kind", "key", "runs",
                "share_right", "difficulty", "discrimination", "irt_a", "irt_b", "humans",
                "human_right", "human_majority", "human_agreement", "key_doubt", "likely_answer",
+               "likely_systematic",
                "blind_solvable", "image_insensitive", "parse_failures", "replies",
                "parser_disagreement", "judge_failures", "judge_disagreement")
 """The columns of ``--csv``."""
@@ -54,7 +54,8 @@ def suspects_table(report: dict[str, Any], top: int) -> Table:
     """The ``top`` suspects, most serious first."""
     shown = [i for i in report["items"] if i["suspect"]][:top]
     rows = tuple((i["id"], ", ".join(i["codes"]), _num(i["share_right"]),
-                  _num(i["key_doubt"]), _text(i["key"]), _text(i["likely_answer"]),
+                  _num(i["key_doubt"]), _text(i["key"]),
+                  _text(i["likely_answer"]) + (" †" if i.get("likely_systematic") else ""),
                   _text(i["human_majority"])) for i in shown)
     summary = report["summary"]
     notes = [f"{summary['suspect']} of {summary['items']} items are suspect"
@@ -63,7 +64,8 @@ def suspects_table(report: dict[str, Any], top: int) -> Table:
                  f"; the first {len(shown)} are shown (--top)." if len(shown) <
                  summary["suspect"] else "."),
              ("share right = of the model runs with images; key doubt = probability that the "
-              "key is wrong; --json or --csv hold every item with its reasons.")]
+              "key is wrong; † = the likely answer is a systematic distractor (e.g. the "
+              "original question's answer); --json or --csv hold every item with its reasons.")]
     return Table(f"Suspect items: {report['dataset']['name']}",
                  ("item", "flags", "share right", "key doubt", "key", "likely answer",
                   "humans' majority"), rows, notes=tuple(notes + report["notes"]))
@@ -79,26 +81,29 @@ def _text(value: str | None, width: int = 24) -> str:
     return value if len(value) <= width else value[:width - 1] + "…"
 
 
-def bank_from_runs(dataset: Dataset, runs: Sequence[str | Path],
-                   notes: list[str] | None = None) -> Bank:
-    """The 2PL bank of ``dataset``'s scoring units fitted on the runs of ``runs``; refuses
-    with a sentence when fewer than ``MIN_IRT`` voting runs are given."""
-    suite = suite_for(dataset.suite)
-    respondents = load_respondents(dataset, runs, notes if notes is not None else [])
-    matrix = unit_matrix(suite, dataset, respondents)
-    n = len(matrix.respondents)
+def enough_for_bank(respondents: Sequence[Respondent]) -> None:
+    """Refuse a bank with a sentence when fewer than ``MIN_IRT`` runs answered the items
+    (called before any other work)."""
+    n = sum(r.votes for r in respondents)
     if n < MIN_IRT:
         raise WhatifError(
             f"An item bank needs at least {MIN_IRT} runs that answered the items (models with "
             f"their images, and people; not majorities or ablated runs) to fit its 2PL model; "
             f"{n} {'was' if n == 1 else 'were'} given. Add runs of more models (or people), "
             "or use 'whatif items' without --bank for the classical statistics.")
+
+
+def bank_of(dataset: Dataset, irt: IrtFit) -> Bank:
+    """The item bank of ``dataset``'s scoring units from the report's 2PL fit."""
+    suite = suite_for(dataset.suite)
+    if irt.fit is None or irt.matrix is None:
+        raise WhatifError(f"No item bank: {irt.reason}.")
     deals = Deals(dataset)
-    units = [(u, *deals.of(u)) for u in matrix.units]
+    units = [(u, *deals.of(u)) for u in irt.matrix.units]
     info = {"name": dataset.card.name, "suite": dataset.suite, "version": dataset.card.version,
             "items_sha256": dataset.items_sha256}
-    return fit_bank(matrix.right, matrix.observed, units, info, suite.scoring_unit,
-                    suite.headline_metric)
+    return fit_bank(irt.matrix.right, irt.matrix.observed, units, info, suite.scoring_unit,
+                    suite.headline_metric, irt.fit)
 
 
 def bank_json(bank: Bank) -> str:

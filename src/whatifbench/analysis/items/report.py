@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.analysis.items.flags import Evidence, flag_item
-from whatifbench.analysis.items.irt import fit_2pl
-from whatifbench.analysis.items.keys import answer_value, key_doubts
+from whatifbench.analysis.items.irt import Fit, fit_2pl
+from whatifbench.analysis.items.keys import answer_value, key_doubts, normalise
+from whatifbench.analysis.items.precision import key_flag_note, strength
 from whatifbench.analysis.items.responses import (
     Respondent,
     UnitMatrix,
@@ -41,6 +42,8 @@ class IrtFit:
     """(a, d) per scoring unit."""
     matrix: UnitMatrix | None
     """The outcomes it was fitted on."""
+    fit: Fit | None = None
+    """The fit itself (the item bank is made from it)."""
 
 
 def fit_units(dataset: Dataset, respondents: Sequence[Respondent]) -> IrtFit:
@@ -59,7 +62,24 @@ def fit_units(dataset: Dataset, respondents: Sequence[Respondent]) -> IrtFit:
         return IrtFit(False, n, "no run scored any unit", {}, matrix)
     fit = fit_2pl(matrix.right, matrix.observed)
     params = {u: (float(fit.a[k]), float(fit.d[k])) for k, u in enumerate(matrix.units)}
-    return IrtFit(True, n, None, params, matrix)
+    return IrtFit(True, n, None, params, matrix, fit)
+
+
+def computed_keys(dataset: Dataset) -> set[str]:
+    """Items whose key their own program computed: items of a registered generator
+    (``whatif generate``) that record the program (``provenance.program``), whose key is the
+    answer it recorded (when it records one) and that no review changed
+    (``provenance.review``). The key model doubts them only on evidence that would overturn a
+    program."""
+    from whatifbench.core.registry import listing
+
+    generators = {e.name for e in listing("generator")}
+    made = str(dataset.card.generator.get("name")) in generators
+    return {item.id for item in dataset.items
+            if (made or item.provenance.get("generator") in generators)
+            and item.provenance.get("program") is not None and "review" not in item.provenance
+            and ("answer" not in item.provenance
+                 or normalise(str(item.provenance["answer"])) == normalise(item.target))}
 
 
 def _blind_slices(dataset: Dataset, notes: list[str]) -> list[dict[str, Any]]:
@@ -79,7 +99,14 @@ def item_report(dataset: str | Path | Dataset, runs: Sequence[str | Path]) -> di
     docs/item-quality.md), suspects first, most serious first."""
     ds = dataset if isinstance(dataset, Dataset) else load_dataset(dataset, check_images=False)
     notes: list[str] = []
-    respondents = load_respondents(ds, runs, notes)
+    return analyse(ds, load_respondents(ds, runs, notes), notes)[0]
+
+
+def analyse(ds: Dataset, respondents: Sequence[Respondent], notes: list[str]
+            ) -> tuple[dict[str, Any], IrtFit]:
+    """``item_report`` of runs already loaded (``notes``: what loading them said), and the
+    2PL fit of the scoring units (the item bank is made from it)."""
+    notes = list(notes)
     suite = suite_for(ds.suite)
     voters = [r for r in respondents if r.votes]
     accuracy = {r.label: run_accuracy(r) for r in respondents}
@@ -88,7 +115,14 @@ def item_report(dataset: str | Path | Dataset, runs: Sequence[str | Path]) -> di
     counts = item_counts(items, respondents)
     pbis = point_biserial(respondents, items)
     doubts = key_doubts(items, [{s.item_id: answer_value(s) for s in r.run.samples}
-                                for r in voters])
+                                for r in voters],
+                        suite.systematic_distractors(items), computed_keys(ds))
+    guesses = suite.guesses(items)
+    chance = (sum(1.0 / len(g) for g in guesses.values() if g) / len(guesses)
+              if guesses else 1.0)
+    kind = strength([a for r in voters if (a := accuracy[r.label]) is not None], chance)
+    shown, key_note = key_flag_note(len(voters), kind)
+    notes.append(key_note)
     irt = fit_units(ds, respondents)
     if irt.reason:
         notes.append(f"{irt.reason}.")
@@ -102,7 +136,7 @@ def item_report(dataset: str | Path | Dataset, runs: Sequence[str | Path]) -> di
             irt=irt.params.get(unit), irt_unit=unit if unit in irt.params else None,
             strong=[(r.label, answer_value(got[item.id]) if item.id in got else None)
                     for r, got in zip(strong, strong_answers, strict=True)],
-            blind=blind)
+            blind=blind, key_flags=shown)
         rows.append((order, flag_item(evidence)))
     rows.sort(key=lambda r: (not r[1]["suspect"], -r[1]["severity"],
                              -(r[1]["key_doubt"] or 0.0), r[0]))
@@ -120,7 +154,7 @@ def item_report(dataset: str | Path | Dataset, runs: Sequence[str | Path]) -> di
         "summary": {"items": len(items), "suspect": suspects,
                     "by_reason": _by_reason([r for _, r in rows])},
         "items": [r for _, r in rows],
-    }
+    }, irt
 
 
 def _by_reason(rows: Sequence[dict[str, Any]]) -> dict[str, int]:

@@ -6,7 +6,15 @@
     const tips = [];
     const kids = [fmt(c.v, c.d)];
     if (c.ci && c.v !== null) {
-      kids.push(" ", h("span", {class: "pm"}, "±" + fmt((c.ci[1] - c.ci[0]) / 2, c.d)));
+      // ± half the width when the interval is centred on the value (as the tables'
+      // Cell.centred), else how far it reaches above and below, stacked: intervals at 0 and
+      // 100 % are not symmetric
+      const below = c.v - c.ci[0], above = c.ci[1] - c.v;
+      const centred = Math.abs(below - above) <= Math.max(0.1 * (below + above) / 2,
+                                                         Math.pow(10, -c.d));
+      kids.push(" ", centred ? h("span", {class: "pm"}, "±" + fmt((c.ci[1] - c.ci[0]) / 2, c.d))
+        : h("span", {class: "pm asym"}, h("sup", null, "+" + fmt(above, c.d)),
+          h("sub", null, "−" + fmt(below, c.d))));
       tips.push(`95% interval ${fmt(c.ci[0], c.d)} – ${fmt(c.ci[1], c.d)}`);
     }
     if (c.dv !== undefined) {
@@ -54,9 +62,16 @@
   function datasetHead(ds) {
     const d = ds.d;
     const embedded = Object.keys(d.thumbs).length;
+    // the union of what the runs answered; when runs asked different items (a budgeted run,
+    // --limit), say what each asked rather than let the union pass for every run's count
+    const asked = ds.runs.map((r) => r.r.counts ? r.r.counts.items : ds.n);
+    const each = asked.some((k) => k !== ds.n)
+      ? ` (over the runs together; each asked: ${ds.runs.map((r, k) =>
+        `${r.label} ${asked[k]}`).join(", ")} items)` : "";
     const kids = [h("h2", null, `${d.name} (${d.suite})`),
       h("p", {class: "muted"}, `${ds.units.length} ${ds.firstRole ? "pairs" : "units"}, ` +
-        `${ds.n} items, ${ds.runs.length} run(s). Data: ${d.found || d.path || "unknown"}`)];
+        `${ds.n} items${each}, ${ds.runs.length} run(s). Data: ` +
+        `${d.found || d.path || "unknown"}`)];
     if (d.problem) kids.push(h("p", {class: "banner"}, d.problem));
     else if (DATA.images === "embed" && d.images.length > embedded) {
       kids.push(h("p", {class: "note"}, `${embedded} of ${d.images.length} images are ` +
@@ -69,7 +84,8 @@
   function overview() {
     const out = [h("p", {class: "note"}, "Accuracies in %. Δ = counterfactual − original " +
       "(negative: the counterfactual question was answered worse); * marks an exact McNemar " +
-      "p < 0.05; ± is half the 95% interval (hover a number for the interval and n).")];
+      "p < 0.05; ± is half the 95% interval when it is centred on the value, else its ends " +
+      "are shown (hover a number for the interval and n).")];
     for (const ds of datasets) {
       out.push(...datasetHead(ds));
       const rank = ds.d.ranking;

@@ -63,8 +63,8 @@
         "p", "p (Holm)"].map((c) => h("th", null, c)))),
       h("tbody", null, row("all", found),
         (found.by_slice || []).map((sl) => row(`${sl.key}: ${sl.value}`, sl)))),
-    h("p", {class: "note"}, "A − B in points on the items both runs scored, 95% paired " +
-      "bootstrap interval over pairs; p = exact McNemar test; Holm-adjusted over every " +
+    h("p", {class: "note"}, "A − B in points on the items both runs scored, Newcombe's 95% paired " +
+      "interval; p = exact McNemar test (a sign-flip test over pairs); Holm-adjusted over every " +
       "comparison of this dataset (the slices over every slice comparison).")];
   }
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from whatifbench.core.item import CONTRAST_ROLE, Item
 from whatifbench.core.suite import Sample
-from whatifbench.metrics.stats import percent, wilson_ci
+from whatifbench.metrics import intervals
+from whatifbench.metrics.stats import percent
 from whatifbench.suites.cello.causal.tasks import RUNGS, TASKS
 from whatifbench.suites.cello.causal.templates import GRAPH_TYPES
 from whatifbench.suites.cello.records import KINDS
@@ -73,7 +74,7 @@ def contrast_sets(samples: Sequence[Sample]) -> dict[str, Any] | None:
     def block(members: list[list[Sample]]) -> dict[str, Any]:
         right = sum(all(s.correct for s in m) for m in members)
         return {"sets": len(members), "all_right": percent(right, len(members)),
-                "ci95": wilson_ci(right, len(members))}
+                "ci95": intervals.share(right, len(members)), "ci95_method": intervals.WILSON}
 
     tasks: dict[str, list[list[Sample]]] = {}
     for members in sets.values():
@@ -88,7 +89,8 @@ def cello_metrics(samples: Sequence[Sample], items: Sequence[Item]) -> dict[str,
     agree = [s for s in samples if "default" in s.parses and "paper" in s.parses]
     return {
         "accuracy": percent(hits, len(samples)),
-        "ci95": {"accuracy": wilson_ci(hits, len(samples))},
+        "ci95": {"accuracy": intervals.share(hits, len(samples))},
+        "ci95_method": {"accuracy": intervals.WILSON},
         "n_items": len(samples),
         "unparsed": percent(sum(s.unparsed for s in samples), len(samples)),
         "n_unparsed": sum(s.unparsed for s in samples),

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from whatifbench.metrics.intervals import SHARES_NOTE
 from whatifbench.report.labels import labeller
-from whatifbench.report.table import Cell, Table, fmt
+from whatifbench.report.table import Cell, Table, fmt, interval
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cfmm.pairs import ordered_categories
 
@@ -44,7 +45,7 @@ def _cells(scores: dict[str, Any] | None, n: int | None = None) -> list[str | Ce
     ci = scores.get("ci95", {})
     per_role = list((scores.get("n_by_role") or {}).values())
     counts = (*per_role, n) if len(per_role) == 2 else (n, n, n)
-    return [Cell(scores.get(key), 2, tuple(ci[key]) if key in ci else None, count)
+    return [Cell(scores.get(key), 2, interval(ci.get(key)), count)
             for key, count in zip(SCORE_KEYS, counts, strict=True)]
 
 
@@ -70,8 +71,7 @@ def category_table(runs: Sequence[RunResult]) -> Table:
         counts = ", ".join(f"{c} {m.get('n_pairs', 0)}"
                            for c, m in runs[0].metrics.get("by_category", {}).items())
         notes = ((f"Accuracy in % (pairs per category: {counts}); acc+ = both questions of "
-                  "a pair right. ± = 95% bootstrap interval over pairs (report.md, "
-                  "report.html)."),)
+                  "a pair right. ± in report.md and report.html: " + SHARES_NOTE),)
     return Table(f"CFMM (Table 2 layout): {runs[0].dataset if runs else ''}", tuple(columns),
                  tuple(rows), tuple(spans), notes, unit="pairs")
 
@@ -101,7 +101,8 @@ def total_table(runs: Sequence[RunResult]) -> Table:
                    "answers.") if informative else _uninformative(runs))
         notes = (
             (f"Total score = sum of the per-category accuracies over the "
-             f"{total.get('categories')} categories present (max {total.get('max')} each{six})."),
+             f"{total.get('categories')} categories present (max {total.get('max')} each{six}); "
+             "± = the MOVER sum of the categories' Wilson intervals."),
             "phi = correlation of basic and counterfactual correctness over pairs.",
             choice,
         )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from whatifbench.metrics.intervals import SHARES_NOTE
 from whatifbench.report.labels import labeller
 from whatifbench.report.programs import by_code_llm
 from whatifbench.report.table import DELTA_NOTE, Cell, Table, fmt, interval, negated
@@ -56,8 +57,8 @@ def paired_table(runs: Sequence[RunResult], title: str, groups: Sequence[str],
                 fmt(m["unparsed"])]
         rows.append(tuple(row))
     notes = ((f"Accuracy in %. {DELTA_NOTE} pair acc = pairs with both questions (original "
-              f"and counterfactual) answered right. {SIGNIFICANCE_NOTE} 95% bootstrap intervals "
-              "over pairs (± in report.md and report.html)."),)
+              f"and counterfactual) answered right. {SIGNIFICANCE_NOTE} {SHARES_NOTE} (± in "
+              "report.md and report.html)."),)
     return Table(title, tuple(columns), tuple(rows), tuple(spans), notes, unit="pairs")
 
 

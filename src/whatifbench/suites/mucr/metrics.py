@@ -1,5 +1,6 @@
 """MuCR metrics: C2E, E2C and Cue accuracy (%), Exp score (0–10), overall and by category and
-style (MuCR Table 1 and Fig. 9), with 95 % bootstrap intervals over items."""
+style (MuCR Table 1 and Fig. 9), with 95 % intervals over items (Wilson for the accuracies, the
+bounded-mean Wilson for Exp: ``metrics.intervals``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from whatifbench.core.suite import Sample
-from whatifbench.metrics.stats import bootstrap_ci, percent
+from whatifbench.metrics import intervals
+from whatifbench.metrics.stats import percent
 from whatifbench.suites.mucr.explanations import PARTS
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS, METRICS
 from whatifbench.suites.mucr.records import CATEGORIES, STYLES
@@ -21,20 +23,21 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def core_metrics(samples: Sequence[Sample], with_ci: bool = True) -> dict[str, Any]:
     """The four metrics of a set of samples (``None`` for a metric with no items), counts and,
-    with ``with_ci``, 95 % bootstrap intervals."""
+    with ``with_ci``, 95 % intervals (``ci95``, their methods in ``ci95_method``)."""
     by_metric = {m: [s for s in samples if s.group == m] for m in METRICS}
     out: dict[str, Any] = {}
-    ci: dict[str, tuple[float, float]] = {}
+    ci: dict[str, tuple[float, float] | None] = {}
+    methods: dict[str, str] = {}
     for m in CHOICE_METRICS:
-        hits = np.array([s.correct for s in by_metric[m]], dtype=float)
-        out[m] = percent(int(hits.sum()), len(hits)) if len(hits) else None
-        if with_ci and len(hits):
-            ci[m] = bootstrap_ci([hits], lambda x: 100 * x.mean(axis=1))
+        hits = sum(bool(s.correct) for s in by_metric[m])
+        out[m] = percent(hits, len(by_metric[m]))
+        if with_ci and by_metric[m]:
+            ci[m], methods[m] = intervals.share(hits, len(by_metric[m])), intervals.WILSON
     judged = [s for s in by_metric["exp"] if "not_judged" not in s.judgement]
     exp = np.array([s.score or 0.0 for s in judged], dtype=float)
     out["exp"] = _mean(list(exp))
     if with_ci and len(exp):
-        ci["exp"] = bootstrap_ci([exp], lambda x: x.mean(axis=1))
+        ci["exp"], methods["exp"] = intervals.bounded_mean(exp, 0.0, 10.0), intervals.WILSON_MEAN
     out["exp_parts"] = {
         part: _mean([float(s.judgement.get("parts", {}).get(part, {}).get("score", 0.0))
                      for s in judged])
@@ -54,6 +57,7 @@ def core_metrics(samples: Sequence[Sample], with_ci: bool = True) -> dict[str, A
                                   for s in by_metric["exp"])
     if with_ci:
         out["ci95"] = ci
+        out["ci95_method"] = methods
     return out
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from whatifbench.report.labels import labeller
-from whatifbench.report.table import Cell, Table, fmt
+from whatifbench.report.table import Cell, Table, fmt, interval
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.mucr.prompts import METRICS
 
@@ -24,7 +24,7 @@ def _cells(m: dict[str, Any], counted: bool = True) -> list[str | Cell]:
     ci = m.get("ci95", {})
     n = m.get("n", {}) if counted else {}
     return ["not judged" if k == "exp" and m.get("exp_judged") is False
-            else Cell(m.get(k), 2 if k == "exp" else 1, tuple(ci[k]) if k in ci else None,
+            else Cell(m.get(k), 2 if k == "exp" else 1, interval(ci.get(k)),
                       n.get(k))
             for k in METRICS]
 
@@ -37,7 +37,8 @@ def main_table(runs: Sequence[RunResult]) -> Table:
     notes = [f"C2E, E2C, Cue: accuracy in % over {runs[0].metrics.get('n_pairs')} pairs; Exp: "
              "0–10, 0.25·cause + 0.25·effect + 0.5·link"
              + (f", judged by {', '.join(judges)}" if judges else "") + ".",
-             ("± = 95% bootstrap interval over items (report.md, report.html); per-part Exp "
+             ("± = 95% interval over items (report.md, report.html): Wilson for the accuracies, "
+              "for Exp the Wilson interval of the mean at its effective size; per-part Exp "
               "scores and judge failures are in results.json.")]
     notes += sorted({str(r.metrics["exp_not_judged"]) for r in runs
                      if r.metrics.get("exp_not_judged")})
