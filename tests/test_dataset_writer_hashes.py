@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from whatifbench.core import dataset as dataset_module
+from whatifbench.core import writer as dataset_module
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.item import Item
 
