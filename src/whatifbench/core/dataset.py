@@ -67,9 +67,10 @@ def problems_message(source: str, problems: list[str], fix: str) -> str:
 
 
 def check_image(path: Path) -> str | None:
-    """Return why an image cannot be used (missing, unreadable, above the pixel limit of
-    ``core.images``), or ``None`` when it opens and decodes."""
-    return inspect_image(path)[0]
+    """Return why a source image of an import cannot be used (missing, unreadable, above the
+    pixel limit of ``core.images``), or ``None`` when it opens and decodes (an EXIF orientation
+    is fine here: the dataset writer applies it)."""
+    return inspect_image(path, turned_ok=True)[0]
 
 
 def sort_images(files: Iterable[tuple[str, Path | None]]) -> tuple[list[str], dict[str, str]]:

@@ -59,8 +59,11 @@ def too_large(width: int, height: int) -> str | None:
             "side), or set WHATIF_MAX_PIXELS if your machine and models need more")
 
 
-def inspect_image(path: str | Path, want_hash: bool = False) -> tuple[str | None, str | None]:
-    """``(why it cannot be used or None, sha256 hex or None)`` from one read of the file."""
+def inspect_image(path: str | Path, want_hash: bool = False,
+                  turned_ok: bool = False) -> tuple[str | None, str | None]:
+    """``(why it cannot be used or None, sha256 hex or None)`` from one read of the file; an
+    image whose EXIF orientation turns it is refused unless ``turned_ok`` (an import's source
+    image, which the dataset writer turns)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -76,7 +79,7 @@ def inspect_image(path: str | Path, want_hash: bool = False) -> tuple[str | None
                 big = too_large(*img.size)
                 if big:
                     return big, digest
-                turned = orientation(img, data)
+                turned = None if turned_ok else orientation(img, data)
                 if turned is not None:
                     return _turned_message(turned, img.size), digest
                 img.verify()

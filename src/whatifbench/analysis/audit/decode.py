@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 HEX = re.compile(r"[0-9a-f]{8,64}")
-"""What an opaque name looks like (hex digits)."""
+"""What a hashed name looks like (hex digits)."""
+OPAQUE = re.compile(r"[0-9a-f]{12,64}")
+"""What an opaque name of whatifbench looks like (the audit decodes when most names do)."""
 KIND_WORDS = ("image", "item", "pair", "intervened", "candidate", "picture", "question",
               "record", "order")
 """The kind words a naming scheme puts after the generator and seed."""

@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from whatifbench.analysis.audit.baselines import SEED
 from whatifbench.analysis.audit.metadata import MetaView
+from whatifbench.analysis.audit.probes import ProbeOutcome, row_probe
 from whatifbench.analysis.audit.text import normal
 
 VALUE_CHARS = 48
@@ -125,3 +127,15 @@ def shuffled_rows(view: MetaView, rows: Sequence[Mapping[str, Any]], seed: int
         for at, source in zip(members, order, strict=True):
             moved[at] = rows[members[int(source)]]
     return moved
+
+
+def field_probes(view: MetaView, views: Mapping[str, tuple[str, Sequence[Mapping[str, Any]]]],
+                 folds: np.ndarray) -> list[ProbeOutcome]:
+    """One probe per view (name → what it reads, per item of ``view`` its fields), each with
+    its control (the fields moved between items of the same type)."""
+    out = []
+    for k, (name, (reads, rows)) in enumerate(views.items()):
+        out.append(row_probe(view, name, reads, field_features(view, rows),
+                             field_features(view, shuffled_rows(view, rows, SEED + 30 + k)),
+                             folds))
+    return out

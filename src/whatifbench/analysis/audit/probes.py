@@ -250,3 +250,17 @@ def item_probes(view: MetaView) -> list[ProbeOutcome]:
                         "id", scope, key_guesses(view, keys, folds),
                         key_guesses(view, order_keys(view, SEED + 1), folds)))
     return out
+
+
+def row_probe(view: MetaView, name: str, reads: str, features: Features, control: Features,
+              folds: np.ndarray) -> ProbeOutcome:
+    """An item-level probe of other modules (``fields``, ``files``): the option scorer on
+    ``features`` and on its ``control``'s, scored on the items the features tell apart."""
+    scope = _informative(features)
+    return _outcome(view, name, reads, scope, row_guesses(view, features, scope, folds),
+                    row_guesses(view, control, scope, folds))
+
+
+def image_layout(view: MetaView) -> list[object]:
+    """Per item how many images it has and which options are images (``_image_layout``)."""
+    return _image_layout(view)

@@ -26,9 +26,10 @@ from whatifbench.suites.cfmm.tpl_shape import shape_aspect, shape_name, shape_po
 from whatifbench.suites.cfmm.tpl_size import size_which, size_yes_no
 
 GENERATOR = "cfmm-synthetic"
-VERSION = "1.1"
+VERSION = "1.2"
 """Generator version: bump whenever the output for a given seed changes (1.1: the default
-design is ``shortcut-free``)."""
+design is ``shortcut-free``; 1.2: its shape-name rectangles and ovals keep the square's area,
+its names are keyed by the naming secret)."""
 MAX_ATTEMPTS = 2000
 PLAN_ATTEMPTS = 300
 """Scenes drawn for one shortcut-free plan before the plan is drawn again ..."""
