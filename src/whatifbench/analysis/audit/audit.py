@@ -34,6 +34,8 @@ from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent, wilson_ci
 
+DECODE_BUDGET = 1_000_000
+"""Guesses hashed when decoding names (about a second; the card's generator and seed first)."""
 MIN_PAIRS = 3
 """Fewer pairs (or unpaired items) than this cannot be cross-validated."""
 METHOD = ("{folds}-fold cross-validation grouped by pair (an original and its counterfactual "
@@ -107,7 +109,7 @@ def decoded_names(items: Sequence[Item], card: Card | None) -> dict[str, str]:
               if isinstance(v, (str, int)) and len(str(v)) <= 40}
     facts = facts_of(card.to_json() if card is not None else None, words, len(items) + 10,
                      tokens=[i.pair_id for i in items if i.pair_id is not None])
-    return decode(names, facts)
+    return decode(names, facts, budget=DECODE_BUDGET)
 
 
 def _dataset_part(ds: Dataset) -> dict[str, Any]:
