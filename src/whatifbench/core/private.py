@@ -42,6 +42,12 @@ def write_private(root: Path, sections: dict[str, Any]) -> None:
                     encoding="utf-8")
 
 
+def carried(root: str | Path) -> dict[str, Any]:
+    """The sections of a dataset's private file, for a dataset made from it under the same
+    names (a review, people's references): ``{}`` when it has none."""
+    return {k: v for k, v in read_private(root).items() if k != "about"}
+
+
 def read_private(root: str | Path, needed: str | None = None) -> dict[str, Any]:
     """The private file's sections (``{}`` when the dataset has none); with ``needed``, a
     ``WhatifError`` when that section is missing."""

@@ -125,6 +125,18 @@ class DatasetWriter:
             spill.write(data)
         return rel
 
+    def copy_file(self, rel: str, data: bytes) -> str:
+        """Keep ``data`` at the dataset-relative path ``rel`` of another dataset: an image under
+        ``images/`` goes through ``add_image`` (written in name order), any other file is
+        written now."""
+        prefix = f"{IMAGES}/"
+        if rel.startswith(prefix):
+            return self.add_image(rel.removeprefix(prefix), data)
+        path = self.stage / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return rel
+
     def has_image(self, name: str) -> bool:
         """Whether ``images/<name>`` was added or written."""
         return name in self._held or (self.images / name).exists()
