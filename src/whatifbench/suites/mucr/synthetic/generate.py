@@ -117,11 +117,12 @@ def records_of(built: list[tuple[str, list[Pair]]], first: int = 0
 
 def opaque_record(record: Record, namer: Namer) -> Record:
     """The record under opaque names (``scenes.opaque``): its id, links and image names keyed
-    by the old-style pair number, never by anything answers depend on."""
+    by the old-style pair number, never by anything answers depend on; its line (the pair
+    number, which ``provenance.source`` would carry) is 0."""
     def pair(rid: str) -> str:
         return namer.name("pair", rid)
 
-    return replace(record, id=pair(record.id), links=tuple(pair(i) for i in record.links),
+    return replace(record, id=pair(record.id), line=0, links=tuple(pair(i) for i in record.links),
                    cause_image=namer.file("image", record.id, "cause"),
                    effect_image=namer.file("image", record.id, "effect"))
 
