@@ -1,8 +1,9 @@
 """What a harness can show besides the question, on seeds never used in development (issue 41,
 items 4-7): names, ids, metadata, provenance, every export's columns, the image files.
 
-For each generator (cvqa-synthetic, cfmm-synthetic, mucr-synthetic), design and seed (default
-41-45, shortcut-free; the paper designs on the first seed):
+For each generator (cvqa-synthetic, cfmm-synthetic, mucr-synthetic; with ``--only cello`` also
+``whatif build cello`` on the test world of Visual Genome-like scene graphs), design and seed
+(default 41-45, shortcut-free; the paper designs on the first seed):
   1. ``whatif audit``'s metadata probes (file names and ids, read through what public facts
      decode them to; group decode; member order; letters; the fields of the items' public view;
      the columns of the hf/lmms-eval, VLMEvalKit and inspect exports; the file structure): per
@@ -19,7 +20,8 @@ For each generator (cvqa-synthetic, cfmm-synthetic, mucr-synthetic), design and 
   5. ``builtin:scene-reader`` on the first seed's shortcut-free suites (``--no-reader`` skips).
 
     PYTHONPATH=src python bench/bench_shown.py [--seeds 41-45] [--per-template 60]
-        [--per-category 120] [--groups 25] [--only cvqa,cfmm,mucr] [--no-reader] [--no-paper]
+        [--per-category 120] [--groups 25] [--per-task 100] [--only cvqa,cfmm,mucr,cello]
+        [--no-reader] [--no-paper]
 """
 
 from __future__ import annotations
@@ -50,8 +52,27 @@ from whatifbench.core.registry import lookup
 from whatifbench.core.suite import suite_for
 from whatifbench.runner.evaluate import RunOptions
 
-GENERATORS = {"cvqa": "cvqa-synthetic", "cfmm": "cfmm-synthetic", "mucr": "mucr-synthetic"}
+GENERATORS = {"cvqa": "cvqa-synthetic", "cfmm": "cfmm-synthetic", "mucr": "mucr-synthetic",
+              "cello": "cello"}
+"""``--only`` keys → generators (``cello``: ``whatif build cello`` on the Visual Genome-like test
+world of ``tests/cello_world.py``, 1,500 scene graphs per seed)."""
 WORD = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def make(name: str, root: Path, seed: int, design: str, args: argparse.Namespace) -> None:
+    """Generate (or, for CELLO, build) one suite."""
+    if name != "cello":
+        lookup("generator", name).obj.generate(root, seed=seed, design=design, overwrite=True,
+                                               **params(name, args))
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from cello_world import write_world
+
+    from whatifbench.suites.cello.build import build_cello
+
+    graphs, data, images = write_world(root.with_name(root.name + "-input"), 1500, seed=seed)
+    build_cello(graphs, images, root, image_data=data, per_task=args.per_task, seed=seed,
+                design=design, overwrite=True)
 
 
 def params(name: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -199,6 +220,7 @@ def main_bench() -> None:
     parser.add_argument("--per-template", type=int, default=60)
     parser.add_argument("--per-category", type=int, default=120)
     parser.add_argument("--groups", type=int, default=25)
+    parser.add_argument("--per-task", type=int, default=100)
     parser.add_argument("--only", default="cvqa,cfmm,mucr")
     parser.add_argument("--no-reader", action="store_true")
     parser.add_argument("--no-paper", action="store_true")
@@ -214,8 +236,7 @@ def main_bench() -> None:
             for design, seed in runs:
                 root = work / f"{name}-{design}-{seed}"
                 start = time.perf_counter()
-                lookup("generator", name).obj.generate(root, seed=seed, design=design,
-                                                       overwrite=True, **params(name, args))
+                make(name, root, seed, design, args)
                 made = time.perf_counter() - start
                 start = time.perf_counter()
                 result = audit_dataset(root, refresh=True)
@@ -227,11 +248,12 @@ def main_bench() -> None:
                       f"audited in {spent:.1f} s); probe flags: {probes or 'none'}")
                 for line in probe_lines(result):
                     print(line)
-                if design == "shortcut-free":
+                if design == "shortcut-free" and name != "cello":  # CELLO: no opaque names
                     print(attack(name, seed, root, work))
                 if name == "cfmm-synthetic":
                     print(ink_line(root))
-                if design == "shortcut-free" and seed == seeds[0] and not args.no_reader:
+                if design == "shortcut-free" and seed == seeds[0] and not args.no_reader \
+                        and name != "cello":
                     print(reader_line(root))
                 sys.stdout.flush()
 
