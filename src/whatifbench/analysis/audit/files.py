@@ -6,9 +6,11 @@ fills it in drawing order puts the asked-about object's colour first), text chun
 list, the file's size. Per item and option the features are
 
 - for an option that names a colour: that colour's rank in the question image's palette among
-  the colours the options name (and whether it is missing from the palette);
-- for an option that is an image: whether its palette, in order, is the question image's, and
-  whether its chunk list is;
+  the colours the options name, where the palette is in an order of its own (a palette of the
+  colours used in RGB order says which colours the pixels have, nothing more);
+- for an option that is an image: whether its palette lists the colours it shares with the
+  question image's in another order, and whether its chunk list differs (which colours two
+  pictures share is a pixel similarity, not read here);
 - the question image's chunk list, its size beyond its pixels (against the same pixels
   written the canonical way: a file's size itself follows its pixels) and every word of its
   text chunks, each crossed with the option's position and its text.
@@ -31,6 +33,7 @@ from whatifbench.analysis.audit.baselines import SEED
 from whatifbench.analysis.audit.metadata import MetaView, shuffled
 from whatifbench.analysis.audit.probes import ProbeOutcome, image_layout, row_probe
 from whatifbench.analysis.audit.text import normal, tokens
+from whatifbench.scenes.palette import RGB
 
 PNG = b"\x89PNG\r\n\x1a\n"
 TEXT_CHUNKS = {b"tEXt", b"zTXt", b"iTXt", b"eXIf"}
@@ -48,10 +51,14 @@ class FileFacts:
     """Bytes."""
     chunks: str
     """Chunk types in order (PNG), or the first bytes' kind (``jpeg``, ``other``)."""
-    palette: tuple[tuple[int, int, int], ...]
+    palette: tuple[RGB, ...]
     """PNG palette entries in file order (empty without one)."""
     words: tuple[str, ...]
     """Words of the text chunks."""
+    drawn: bool = False
+    """A palette in an order of its own (not the canonical one: each colour once, in RGB
+    order). Only such a palette's order says anything beyond the pixels: which colours a file
+    lists is which colours its pixels have."""
     excess: int | None = None
     """A palette PNG: its size against its pixels written the canonical way (the colours they
     use in RGB order, ``scenes.render.encode_png``): ``0`` when it is exactly that, else the
@@ -70,7 +77,7 @@ def file_facts(path: Path) -> FileFacts | None:
         kind = "jpeg" if data.startswith(b"\xff\xd8") else "other"
         return FileFacts(len(data), kind, (), ())
     chunks: list[str] = []
-    palette: tuple[tuple[int, int, int], ...] = ()
+    palette: tuple[RGB, ...] = ()
     text: list[str] = []
     at = len(PNG)
     while at + 8 <= len(data):
@@ -93,6 +100,7 @@ def file_facts(path: Path) -> FileFacts | None:
             break
     return FileFacts(len(data), " ".join(chunks), palette,
                      tuple(sorted(set(tokens(" ".join(text))))),
+                     bool(palette) and list(palette) != sorted(set(palette)),
                      _excess(data) if palette else None)
 
 
@@ -114,6 +122,12 @@ def _excess(data: bytes) -> int | None:
         return None
     diff = len(data) - canonical
     return 0 if diff == 0 else (1 if diff > 0 else -1) * (1 + int(abs(diff)).bit_length())
+
+
+def _disagree(one: tuple[RGB, ...], two: tuple[RGB, ...]) -> bool:
+    """Two palettes list the colours they share in different orders."""
+    shared = set(one) & set(two)
+    return [c for c in one if c in shared] != [c for c in two if c in shared]
 
 
 class Files:
@@ -152,18 +166,16 @@ def file_features(view: MetaView, files: Files) -> list[list[list[str]]]:
                 option = normal(choice)
                 if len(option) <= OPTION_CHARS:
                     feats += [f"{s} | text {option}" for s in shown]
-                if len(named[j]) == 1:
-                    rgb = colors[named[j][0]]
-                    related.append(f"option colour palette rank {order.index(rgb)} of "
-                                   f"{len(order)}" if rgb in order else
-                                   "option colour not in the palette")
+                if len(named[j]) == 1 and colors[named[j][0]] in order and q.drawn:
+                    related.append(f"option colour palette rank "
+                                   f"{order.index(colors[named[j][0]])} of {len(order)}")
             image = view.option_images[i][j]
             other = files(image) if image is not None else None
             if other is not None and q is not None:
-                if other.palette and other.palette == q.palette:
-                    related.append("option image has the question image's palette, in order")
-                if other.chunks == q.chunks:
-                    related.append("option image has the question image's chunks")
+                if _disagree(q.palette, other.palette):
+                    related.append("option image's palette orders shared colours otherwise")
+                if other.chunks != q.chunks:
+                    related.append("option image's chunks differ from the question image's")
             # a relation may hold for one kind of question only: also learnt per type
             rows.append([*feats, *related, *(f"{r} | {view.types[i]}" for r in related)])
         out.append(rows)
