@@ -161,27 +161,33 @@ def attack(name: str, seed: int, root: Path, work: Path) -> str:
 
 
 def ink_line(root: Path) -> str:
-    """cfmm-synthetic shape-name: the asked object's ink share by answer."""
+    """cfmm-synthetic shape-name: the asked object's ink share by answer, per family (squares
+    and rectangles, circles and ovals), and how well ink tells the answers apart (the area
+    under the ROC curve: 0.5 = not at all, 1 = always)."""
     import numpy as np
     from PIL import Image
 
     from whatifbench.scenes.palette import COLORS
 
     data = load_dataset(root)
-    inks: dict[bool, list[float]] = {True: [], False: []}
+    inks: dict[tuple[str, bool], list[float]] = {}
     for item in data.items:
         if item.meta.get("template") == "shape-name" and item.role == "basic":
             with Image.open(root / item.images[0]) as img:
                 pixels = np.asarray(img.convert("RGB"))
             color = np.array(COLORS[item.question.split()[-2]], dtype=np.uint8)
-            inks[item.target in ("square", "circle")].append(
+            family = "box" if set(item.choices) == {"square", "rectangle"} else "round"
+            inks.setdefault((family, item.target in ("square", "circle")), []).append(
                 float((pixels == color).all(axis=2).mean()))
-    ranked = sorted([(v, k) for k, vs in inks.items() for v in vs])
-    best = max(max(sum((v > c) != k for v, k in ranked), sum((v <= c) != k for v, k in ranked))
-               for c, _ in ranked) / len(ranked)
-    return (f"    shape-name ink share: rectangle/oval {mean(inks[False]):.4f}, square/circle "
-            f"{mean(inks[True]):.4f} (n={len(inks[False])}/{len(inks[True])}); best threshold "
-            f"on ink {100 * best:.1f} % (chance 50)")
+    parts = []
+    for family in ("box", "round"):
+        unequal, equal = inks.get((family, False), []), inks.get((family, True), [])
+        if not unequal or not equal:
+            continue
+        auc = mean((u > e) + 0.5 * (u == e) for u in unequal for e in equal)
+        parts.append(f"{family} {mean(unequal):.4f} vs {mean(equal):.4f} (n={len(unequal)}/"
+                     f"{len(equal)}, AUC {auc:.2f})")
+    return "    shape-name ink share, unequal vs equal sides: " + "; ".join(parts)
 
 
 def exif_line(work: Path) -> str:
