@@ -95,7 +95,8 @@ def probe_lines(result: dict[str, Any]) -> list[str]:
         tail = "" if worst is None else (
             f"  worst slice {worst['key']}={worst['value']} (n={worst['n']}) "
             f"{worst['accuracy']:.1f} vs chance {worst['chance']:.1f} control "
-            f"{worst.get('control') or 0:.1f} p_holm {worst.get('p_holm') or 1:.3f}"
+            f"{worst.get('control') or 0:.1f} p_holm "
+            f"{1.0 if worst.get('p_holm') is None else worst['p_holm']:.3f}"
             + (" FLAGGED" if worst["flagged"] else ""))
         lines.append(f"    {p['name']:21s} n={p['n']:5d} {p['accuracy']:5.1f} % vs chance "
                      f"{p['chance']:5.1f} control {p.get('control') or 0:5.1f}"
