@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -110,3 +111,31 @@ def test_the_file_structure_probe_reads_palettes_in_drawing_order(design: str,
                           "file structure: template=color-match"}, flagged
     else:
         assert not flagged, flagged
+
+
+def test_a_text_chunk_that_names_the_answer_is_caught(tmp_path: Path) -> None:
+    """A PNG whose text chunk says the answer: the file holds more than its pixels."""
+    from PIL import Image, PngImagePlugin
+
+    from whatifbench.core.dataset import DatasetWriter
+
+    def picture(note: str) -> bytes:
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Comment", note)
+        buffer = io.BytesIO()
+        Image.new("P", (8, 8)).save(buffer, format="PNG", pnginfo=info)
+        return buffer.getvalue()
+
+    rng = random.Random(5)
+    for planted in (True, False):
+        out = tmp_path / f"planted-{planted}"
+        with DatasetWriter(out) as writer:
+            for k in range(160):
+                answer = rng.choice(("left", "right"))
+                note = f"drawn {answer}" if planted else f"drawn {rng.choice(('left', 'right'))}"
+                rel = writer.add_image(f"{k:03d}.png", picture(note))
+                writer.add_item(Item(f"q{k}", (rel,), "Is the dot left or right?", "choice",
+                                     answer, ("left", "right"), group="g"))
+            writer.finish(name="t", suite="cfmm", version="1", generator={}, seed=None)
+        found = probe(audit_dataset(out), "file structure")
+        assert found["flagged"] == planted, found

@@ -88,13 +88,14 @@ def file_facts(path: Path) -> FileFacts | None:
             palette = tuple((body[k], body[k + 1], body[k + 2])
                             for k in range(0, len(body) - 2, 3))
         elif kind in TEXT_CHUNKS:
-            if kind == b"zTXt":
+            if kind == b"zTXt":  # keyword, 0, method, compressed text (read up to MAX_TEXT)
+                keyword, _, packed = body.partition(b"\0")
                 try:
-                    body = body.split(b"\0", 1)[0] + b" " + zlib.decompress(body.split(
-                        b"\0", 1)[1][1:])
-                except (zlib.error, IndexError):
-                    pass
-            text.append(body[:MAX_TEXT].decode("latin-1"))
+                    body = keyword + b" " + zlib.decompressobj().decompress(packed[1:],
+                                                                            MAX_TEXT)
+                except zlib.error:
+                    body = keyword
+            text.append(body[:MAX_TEXT].decode("latin-1").replace("\0", " "))
         at += 12 + length
         if kind == b"IEND":
             break
