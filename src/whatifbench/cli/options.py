@@ -102,3 +102,12 @@ def add_design_argument(parser: argparse.ArgumentParser, default: str, doc: str)
         "--design", choices=DESIGNS, default=default,
         help=f"paper: the release's distribution (its text-only shortcuts included); "
              f"shortcut-free: {doc} (default {default})")
+
+
+def add_secret_argument(parser: argparse.ArgumentParser) -> None:
+    """``--secret-file FILE``: the naming secret of opaque names (``core.namekey``)."""
+    parser.add_argument(
+        "--secret-file", metavar="FILE",
+        help="the secret opaque file names and ids are keyed with: a file of at least 32 hex "
+             "digits, shared to regenerate the same names elsewhere (default: "
+             "$WHATIF_HOME/naming-secret, made on first use; never part of the dataset)")

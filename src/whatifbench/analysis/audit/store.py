@@ -1,7 +1,8 @@
 """Where audit results are kept: one JSON file per dataset under ``$WHATIF_HOME/audit/``, keyed by
 the sha256 of the dataset's ``items.jsonl`` (the audit reads only the items: questions, options,
 answers, pairs, ids, image file names and metadata) and the audit's version (2: the metadata
-probes and Holm-corrected flags). ``whatif audit`` writes it; reports, which
+probes and Holm-corrected flags; 3: the fields, export, file structure probes and names
+decoded with public facts). ``whatif audit`` writes it; reports, which
 only read, show its blind accuracy as a reference row when it is there."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from whatifbench.core.fsutil import dumps, write_text_atomic
 from whatifbench.runner.store import whatif_home
 
-AUDIT_VERSION = "2"
+AUDIT_VERSION = "3"
 """Changes whenever what the audit computes changes, so older cached results are not read."""
 
 

@@ -17,7 +17,9 @@ PAIR_NOTE = ("Reported, not flagged: where a rule holds, a model that perceives 
              "'letter relation' and 'constant letter' test it.")
 
 PROBE_NOTE = ("Metadata probes read what a harness could show besides the question text (file "
-              "names, ids, groups, member order, letters), scored out of fold (folds grouped by "
+              "names and ids, also as public facts decode them; groups, member order, letters; "
+              "the items' public metadata and provenance; every export's columns; the image "
+              "files' structure), scored out of fold (folds grouped by "
               "pair and shared image); n = items (pairs for 'constant letter') they could read "
               "anything on; control = the same probe with that metadata moved to other items "
               "of the same type (what it says about the dataset, not about an item's answer). "

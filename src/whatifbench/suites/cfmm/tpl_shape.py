@@ -14,6 +14,7 @@ rectangle, a rectangle of the right orientation a square).
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -155,6 +156,7 @@ def shape_aspect(rng: random.Random, changed: bool, fixed: AspectPlan | None = N
 
 RESIZES = ((2.0, "twice"), (0.5, "half"))
 """Resizes of one object: factor and word ("twice as big")."""
+SQRT2 = math.sqrt(2.0)
 FAMILIES = {"box": ("square", "rectangle"), "round": ("circle", "oval")}
 """Names a shape is seen as, by family (equal sides, unequal sides)."""
 
@@ -171,7 +173,10 @@ def shape_name(rng: random.Random, changed: bool, fixed: NamePlan | None = None
         half_w = half_h = half
     else:
         wide = rng.random() < 0.5 if fixed is None or fixed.wide is None else fixed.wide
-        half_w, half_h = (2 * half, half) if wide else (half, 2 * half)
+        # Shortcut-free: sides 2:1 around the same area (and box) as the square's, so that ink,
+        # area and size say nothing about the name; the paper design doubles one side.
+        long, short = (2 * half, half) if fixed is None else (half * SQRT2, half / SQRT2)
+        half_w, half_h = (long, short) if wide else (short, long)
     color = rng.choice(COLORS) if fixed is None else fixed.color
     obj = box("o1", "square" if family == "box" else "circle", color, half_w, half_h)
     objects = [obj, *_others(rng, rng.randint(2, 3), (), color)]

@@ -10,15 +10,18 @@ generating program's record (``provenance.scene``). ``--design`` chooses the fal
 
 The ``paper`` design names pairs ``1``, ``2`` … in group order and images ``<pair>-cause.png``,
 so a candidate's file name gives the C2E/E2C answer away and consecutive ids give the groups.
-The ``shortcut-free`` design names every pair, item and image by a keyed hash
-(``scenes.opaque``) and writes the pairs in a seeded order; each item's ``provenance.images``
-keeps, per image, the old-style name, pair, group and part, and the world of every image not
-of its own pair (``provenance.scene`` holds its own), so the oracle's scenes need no other item.
+The ``shortcut-free`` design names every pair, item and image by an HMAC under the naming secret
+(``scenes.opaque``, ``core.namekey``), deals the pairs in a seeded order and writes the items by
+id; the old-style names, pair numbers and groups go to the private file (``core.private``). Each
+item's ``provenance.images`` keeps, per image, its pair and part, and the world of every image
+not of its own pair (``provenance.scene`` holds its own), so the oracle's scenes need no other
+item (no export carries either).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -26,7 +29,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
+from whatifbench.cli.options import (
+    add_design_argument,
+    add_executor_arguments,
+    add_secret_argument,
+    generator_jobs,
+)
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
@@ -35,7 +43,7 @@ from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.bodies import STYLES, to_scene
-from whatifbench.scenes.opaque import Unique, opaque, opaque_file
+from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
@@ -71,8 +79,10 @@ def draw_shard(shard: Shard) -> list[tuple[str, list[Pair], list[tuple[bytes, by
     for g in range(first, end):
         kind, style = plan[g]
         pairs = _group(g, kind, seed, design)
-        out.append((style, pairs, [(render_png(to_scene(p.cause, style)),
-                                    render_png(to_scene(p.effect, style))) for p in pairs]))
+        canonical = design != PAPER  # the paper design's bytes: the palette as drawn
+        out.append((style, pairs, [(render_png(to_scene(p.cause, style), canonical),
+                                    render_png(to_scene(p.effect, style), canonical))
+                                   for p in pairs]))
     return out
 
 
@@ -105,38 +115,54 @@ def records_of(built: list[tuple[str, list[Pair]]], first: int = 0
     return out
 
 
-def opaque_record(record: Record, seed: int) -> Record:
+def opaque_record(record: Record, namer: Namer) -> Record:
     """The record under opaque names (``scenes.opaque``): its id, links and image names keyed
-    by the old-style pair number, never by anything answers depend on."""
+    by the old-style pair number, never by anything answers depend on; its line (the pair
+    number, which ``provenance.source`` would carry) is 0."""
     def pair(rid: str) -> str:
-        return opaque(GENERATOR, seed, "pair", rid)
+        return namer.name("pair", rid)
 
-    return replace(record, id=pair(record.id), links=tuple(pair(i) for i in record.links),
-                   cause_image=opaque_file(GENERATOR, seed, "image", record.id, "cause"),
-                   effect_image=opaque_file(GENERATOR, seed, "image", record.id, "effect"))
+    return replace(record, id=pair(record.id), line=0, links=tuple(pair(i) for i in record.links),
+                   cause_image=namer.file("image", record.id, "cause"),
+                   effect_image=namer.file("image", record.id, "effect"))
 
 
-def shown_images(record: Record, old: Record, group: int, paths: dict[str, str],
-                 pair: Pair) -> dict[str, dict[str, Any]]:
-    """Per dataset path of the record's two images: what it shows (the provenance mapping)."""
-    return {paths[name]: {"name": old_name, "pair": record.id, "group": group, "part": part,
-                          "world": world.to_json()}
-            for name, old_name, part, world in (
-                (record.cause_image, old.cause_image, "cause", pair.cause),
-                (record.effect_image, old.effect_image, "effect", pair.effect))}
+def content_key(rid: str, seed: int) -> str:
+    """What seeds the option order of pair ``rid``'s items in the shortcut-free design: the
+    unkeyed hash earlier versions named the pair by (public, like the seed, and independent of
+    the naming secret), so that the items' content stays what it was."""
+    return hashlib.sha256(f"{GENERATOR}:{seed}:pair:{rid}".encode()).hexdigest()[:16]
+
+
+def shown_images(record: Record, paths: dict[str, str], pair: Pair
+                 ) -> dict[str, dict[str, Any]]:
+    """Per dataset path of the record's two images: what it shows (pair, part, world), for the
+    oracle's scenes (``provenance.images``; no export carries it)."""
+    return {paths[name]: {"pair": record.id, "part": part, "world": world.to_json()}
+            for name, part, world in ((record.cause_image, "cause", pair.cause),
+                                      (record.effect_image, "effect", pair.effect))}
 
 
 def with_images(item: Item, shown: dict[str, dict[str, Any]]) -> Item:
-    """``item`` with ``provenance.images``: per image its old-style name, pair, group and part,
-    and the world of images of other pairs (the item's own are in ``provenance.scene``)."""
+    """``item`` with ``provenance.images``: per image its pair and part, and the world of
+    images of other pairs (the item's own are in ``provenance.scene``)."""
     entries = [{k: v for k, v in shown[path].items()
                 if k != "world" or shown[path]["pair"] != item.pair_id} for path in item.images]
     return replace(item, provenance={**item.provenance, "images": entries})
 
 
-def item_id(seed: int) -> Callable[[Record, str], str]:
+def item_id(namer: Namer) -> Callable[[Record, str], str]:
     """Opaque item ids: keyed by the (opaque) pair id and the metric."""
-    return lambda record, metric: opaque(GENERATOR, seed, "item", record.id, metric)
+    return lambda record, metric: namer.name("item", record.id, metric)
+
+
+def _tell(telling: Telling, record: Record, old: Record, group: int,
+          paths: dict[str, str]) -> None:
+    """The telling names of one pair: its number, group and old-style image names."""
+    telling.add("pairs", record.id, {"pair": old.id, "group": group})
+    for name, was in ((record.cause_image, old.cause_image),
+                      (record.effect_image, old.effect_image)):
+        telling.add("images", paths[name], was)
 
 
 @register("generator", "mucr-synthetic")
@@ -152,38 +178,47 @@ class MucrSyntheticGenerator:
     @staticmethod
     def generate(out: str | Path, *, groups: int = 25, seed: int = 0,
                  design: str = SHORTCUT_FREE, overwrite: bool = False,
-                 executor: JobMap | None = None) -> Card:
+                 executor: JobMap | None = None, secret_file: str | Path | None = None) -> Card:
         """Write ``groups`` groups of four pairs (four items per pair) to ``out``; with
-        ``executor`` the groups are drawn in Ray tasks (same output)."""
+        ``executor`` the groups are drawn in Ray tasks (same output); ``secret_file``: the
+        naming secret of the shortcut-free design's opaque names (``core.namekey``; default:
+        the home secret)."""
         if groups < 1:
             raise WhatifError(f"--groups must be at least 1, got {groups}.")
-        check_design(design)
-        free = design != PAPER
+        namer, telling = opaque_naming(check_design(design), secret_file, GENERATOR, seed)
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
             shown: dict[str, dict[str, Any]] = {}
             unique = Unique("images")
             records: list[tuple[Record, Pair]] = []
+            old_ids: dict[str, str] = {}
             for g, (style, pairs, pngs) in enumerate(draw_all(groups, seed, executor, design)):
                 group = records_of([(style, pairs)], first=g)
                 for (old, pair), (cause, effect) in zip(group, pngs, strict=True):
-                    record = opaque_record(old, seed) if free else old
+                    record = old if namer is None else opaque_record(old, namer)
+                    old_ids[record.id] = old.id if namer is None else content_key(old.id, seed)
                     for name, was, data in ((record.cause_image, old.cause_image, cause),
                                             (record.effect_image, old.effect_image, effect)):
                         paths[name] = writer.add_image(unique.check(name, was), data)
-                    if free:
-                        shown |= shown_images(record, old, g, paths, pair)
+                    if telling is not None:
+                        shown |= shown_images(record, paths, pair)
+                        _tell(telling, record, old, g, paths)
                     records.append((record, pair))
-            if free:  # no group read from the order of the pairs
+            if namer is not None:  # no group read from the order of the pairs
                 random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
             items = make_items([r for r, _ in records], paths, seed, GENERATOR,
-                               item_id(seed) if free else None)
+                               None if namer is None else item_id(namer),
+                               order_key=old_ids.__getitem__)
             scenes = {r.id: p.provenance() for r, p in records}
-            writer.add_items(
-                with_images(stamped, shown) if free else stamped
-                for stamped in (replace(item, provenance={
-                    **item.provenance, "generator": GENERATOR, "version": VERSION,
-                    "scene": scenes[str(item.pair_id)]}) for item in items))
+            stamped = [replace(item, provenance={
+                **item.provenance, "generator": GENERATOR, "version": VERSION,
+                "scene": scenes[str(item.pair_id)]}) for item in items]
+            if telling is None:
+                writer.add_items(stamped)
+            else:  # written by id: the file's order says nothing
+                writer.add_items(sorted((with_images(i, shown) for i in stamped),
+                                        key=lambda item: item.id))
+                writer.private = telling.private()
             by = Counter((r.category, r.style) for r, _ in records)
             card = writer.finish(
                 name="mucr-synthetic", suite="mucr", version=VERSION,
@@ -210,6 +245,7 @@ class MucrSyntheticGenerator:
         add_design_argument(parser, SHORTCUT_FREE,
                             "the Cue's false cues are three idle agents of the cue's kind, "
                             "so its phrases differ only in colour")
+        add_secret_argument(parser)
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -218,5 +254,5 @@ class MucrSyntheticGenerator:
         with generator_jobs(args) as executor:
             MucrSyntheticGenerator.generate(args.out, groups=args.groups, seed=args.seed,
                                             design=args.design, overwrite=args.overwrite,
-                                            executor=executor)
+                                            executor=executor, secret_file=args.secret_file)
         return 0
