@@ -79,6 +79,7 @@ class AuditCommand:
         else:
             refuse_run_folder(Path(args.dataset))
             result = audit_dataset(args.dataset, by=args.by, refresh=args.refresh)
+            _unkept(result["dataset"]["items_sha256"])
         flagged = bool(flag_labels(result))
         if args.json:
             print(json.dumps(result, ensure_ascii=False, indent=1))
@@ -110,6 +111,16 @@ def _generator_audit(args: argparse.Namespace) -> bool:
         raise WhatifError(f"--generator {args.generator} needs --seeds, e.g. --seeds 7,8,9: the "
                           "seeds to generate and audit.")
     return True
+
+
+def _unkept(items_sha256: str) -> None:
+    """Say so when the audit could not be kept (a read-only or full ``$WHATIF_HOME``)."""
+    from whatifbench.analysis.audit.store import audit_path, load_audit
+
+    if load_audit(items_sha256) is None:
+        _progress(f"note: the audit could not be kept at {audit_path(items_sha256)} (read-only "
+                  "or full $WHATIF_HOME), so reports show no blind row for this dataset; make "
+                  "$WHATIF_HOME writable and audit again to add it.")
 
 
 def _progress(message: str) -> None:

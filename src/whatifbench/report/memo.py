@@ -6,7 +6,8 @@ computing them again.
 
 Entries live under ``$WHATIF_HOME/cache/report/``, named by the sha256 of what they were made
 from and of this package's source files (names, sizes, modification times: any code change
-makes new entries), written atomically; a missing, unreadable or foreign entry is computed
+makes new entries), written atomically when the home can keep them (best-effort: a read-only
+or full home only means computing again); a missing, unreadable or foreign entry is computed
 again, never trusted. The folder keeps the ``MAX_ENTRIES`` newest entries.
 """
 
@@ -61,22 +62,31 @@ def remembered(kind: str, key: Any, compute: Callable[[], T],
         pass
     value = compute()
     try:
-        from whatifbench.core.fsutil import write_text_atomic
+        text = json.dumps({"kind": kind, "value": encode(value)}, allow_nan=False)
+    except ValueError:
+        return value  # a value JSON cannot hold: computed, not kept
+    from whatifbench.core.fsutil import write_cache
 
-        write_text_atomic(path, json.dumps({"kind": kind, "value": encode(value)},
-                                           allow_nan=False))
+    if write_cache(path, text.encode("utf-8")):  # a read-only or full home: not kept
         _prune(path.parent)
-    except (OSError, ValueError):
-        pass  # a read-only home or a value JSON cannot hold: computed, not kept
     return value
 
 
 def _prune(where: Path) -> None:
     """Keep the ``MAX_ENTRIES`` newest entries."""
-    entries = list(os.scandir(where))
+    try:
+        entries = list(os.scandir(where))
+    except OSError:
+        return
     if len(entries) <= MAX_ENTRIES:
         return
-    entries.sort(key=lambda e: e.stat().st_mtime)
+    def age(entry: os.DirEntry[str]) -> float:
+        try:
+            return entry.stat().st_mtime
+        except OSError:  # removed meanwhile by another process
+            return 0.0
+
+    entries.sort(key=age)
     for entry in entries[:len(entries) - MAX_ENTRIES]:
         try:
             os.unlink(entry.path)

@@ -170,12 +170,12 @@ def grey_file(width: int, height: int) -> str:
     size; the same bytes on every machine)."""
     from PIL import Image
 
-    from whatifbench.core.fsutil import write_bytes_atomic
+    from whatifbench.core.fsutil import cached_file
     from whatifbench.runner.store import whatif_home
 
-    out = whatif_home() / "ablation" / f"grey-{width}x{height}.png"
-    if not out.is_file():
+    def grey() -> bytes:
         buffer = io.BytesIO()
         Image.new("RGB", (width, height), GREY).save(buffer, format="PNG", optimize=False)
-        write_bytes_atomic(out, buffer.getvalue())
-    return str(out)
+        return buffer.getvalue()
+
+    return str(cached_file(whatif_home() / "ablation" / f"grey-{width}x{height}.png", grey))

@@ -17,7 +17,7 @@ from typing import Any
 
 from PIL import Image
 
-from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic
+from whatifbench.core.fsutil import cached_file
 from whatifbench.core.item import Item
 from whatifbench.runner.store import whatif_home
 
@@ -105,12 +105,8 @@ class ItemContext:
         buf = io.BytesIO()
         self.crop(view).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()
-        folder = whatif_home() / "program-crops"
-        path = folder / f"{hashlib.sha256(data).hexdigest()}.png"
-        if not path.exists():
-            ensure_dir(folder)
-            write_bytes_atomic(path, data)
-        return str(path)
+        path = whatif_home() / "program-crops" / f"{hashlib.sha256(data).hexdigest()}.png"
+        return str(cached_file(path, lambda: data))
 
 
 class ToolProblem(Exception):
