@@ -136,11 +136,12 @@ def refuse_run_folder(folder: Path) -> None:
     results = folder / "results.json"
     if (folder / "card.json").is_file() or not results.is_file():
         return
+    from whatifbench.core.fsutil import read_text
     from whatifbench.core.jsonfile import loads
 
     used: list[str] = []
     try:
-        for run in loads(results.read_text(encoding="utf-8")).get("runs", []):
+        for run in loads(read_text(results)).get("runs", []):
             data = run.get("spec", {}).get("dataset", {})
             shown = f"{data.get('name')} at {data.get('path')}" if data.get("path") \
                 else str(run.get("dataset"))

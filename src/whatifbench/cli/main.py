@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
+import signal
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from whatifbench import __version__
@@ -15,7 +17,13 @@ from whatifbench.cli import commands, view
 from whatifbench.cli.terminal import safe_output
 from whatifbench.core.registry import listing, lookup
 from whatifbench.core.suggest import closest
-from whatifbench.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USER, WhatifError
+from whatifbench.errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USER,
+    WhatifError,
+)
 from whatifbench.secrets import redact
 
 TOOLS = (
@@ -125,8 +133,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run a command; user errors print one message and exit 2 (exit codes:
     ``whatifbench.errors``). Messages pass ``secrets.redact``; everything printed is cleaned of
     control sequences (``cli.terminal``)."""
-    with safe_output():
+    with safe_output(), sigterm_as_interrupt():
         return _main(argv)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread: every ``finally`` and ``except KeyboardInterrupt``
+    runs as for Ctrl-C (temporary folders removed, partial outputs discarded)."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into ``Terminated`` for the block (the main thread only; a second SIGTERM
+    during the clean-up is ignored, so the clean-up finishes). Forked children (pool workers,
+    which their pool stops with SIGTERM) inherit the handler and die of the signal as before."""
+    owner = os.getpid()
+
+    def terminated(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -144,6 +183,11 @@ def _main(argv: Sequence[str] | None) -> int:
     except WhatifError as exc:
         print(redact(f"whatif: error: {exc}"), file=sys.stderr)
         return EXIT_USER
+    except Terminated:
+        print("\nwhatif: terminated (SIGTERM); temporary files were removed. Every response "
+              "received so far is saved in the run store; run the same command again to resume.",
+              file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("\nwhatif: interrupted. Every response received so far is saved in the run store; "
               "run the same command again to resume.", file=sys.stderr)

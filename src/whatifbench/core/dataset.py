@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.card import Card
-from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
+from whatifbench.core.fsutil import dumps, read_bytes, read_text, sha256_bytes, sha256_file
 from whatifbench.core.images import Inside, inspect_image
 from whatifbench.core.integrity import image_files, integrity_problems
 from whatifbench.core.item import REPEATABLE_ROLES, Item, item_from_json
@@ -118,12 +118,12 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
                 "'whatif import'."
             )
     try:
-        card = Card.from_json(loads(card_path.read_text(encoding="utf-8")))
+        card = Card.from_json(loads(read_text(card_path)))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise WhatifError(
             f"{card_path} is not a valid card ({exc}); re-create the dataset."
         ) from None
-    raw = items_path.read_bytes()
+    raw = read_bytes(items_path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -356,7 +356,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     Raises ``WhatifError`` naming the file and line of the first line that is not JSON.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise WhatifError(f"The file {path} does not exist; check the path.") from None
     except UnicodeDecodeError as exc:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from PIL import Image
 
+from whatifbench.core.fsutil import read_bytes
+
 MAX_PIXELS = 40_000_000
 """Default largest width × height accepted in a dataset (see the module docstring)."""
 
@@ -44,9 +46,8 @@ def too_large(width: int, height: int) -> str | None:
 def inspect_image(path: str | Path, want_hash: bool = False) -> tuple[str | None, str | None]:
     """``(why it cannot be used or None, sha256 hex or None)`` from one read of the file."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        data = read_bytes(path)
+    except (FileNotFoundError, NotADirectoryError):
         return "is missing", None
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})", None
@@ -64,6 +65,13 @@ def inspect_image(path: str | Path, want_hash: bool = False) -> tuple[str | None
     except Exception as exc:  # noqa: BLE001  (PIL raises many types for corrupt data)
         return f"cannot be read as an image ({type(exc).__name__}: {exc})", digest
     return None, digest
+
+
+def open_image(path: str | Path) -> Image.Image:
+    """``PIL.Image.open`` of an image file, read first as a regular file bounded by its size
+    (``core.fsutil.read_bytes``: a FIFO or a device node raises ``NotRegularFile``, an
+    ``OSError``, instead of waiting or reading forever)."""
+    return Image.open(io.BytesIO(read_bytes(path)))
 
 
 class Inside:

@@ -102,8 +102,10 @@ def iter_objects(path: Path, what: str = "the release's JSONL file"
     error)`` for a value that does not parse or holds a lone surrogate (reading resumes at the
     next line starting with ``{``). ``what`` names the expected file in the errors for a
     missing or unreadable file."""
+    from whatifbench.core.fsutil import read_text  # fsutil imports this module
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text(path, "utf-8-sig")
     except FileNotFoundError:
         raise WhatifError(f"The file {path} does not exist; pass {what}.") from None
     except IsADirectoryError:

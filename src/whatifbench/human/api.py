@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, DatasetWriter
+from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.outputs import PathLike, check_output
 from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
@@ -110,7 +111,7 @@ def write_references(dataset: Dataset, answers: Sequence[Answer], out: PathLike,
             source = dataset.image_path(rel)
             target = writer.stage / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
+            target.write_bytes(read_bytes(source))
         writer.add_items(items)
         writer.finish(name=card.name, suite=card.suite, version=card.version,
                       generator=card.generator, seed=card.seed,

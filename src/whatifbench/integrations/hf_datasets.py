@@ -26,7 +26,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, Dataset, DatasetWriter, load_dataset, problems_message
-from whatifbench.core.fsutil import dumps, sha256_bytes, write_text_atomic
+from whatifbench.core.fsutil import dumps, read_bytes, sha256_bytes, write_text_atomic
 from whatifbench.core.integrity import image_files
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.jsonfile import loads
@@ -72,7 +72,7 @@ def features(single: bool) -> Any:
 
 
 def _row(dataset: Dataset, item: Item, prompt: str, single: bool) -> dict[str, Any]:
-    images = [{"bytes": dataset.image_path(rel).read_bytes(), "path": rel} for rel in item.images]
+    images = [{"bytes": read_bytes(dataset.image_path(rel)), "path": rel} for rel in item.images]
     row: dict[str, Any] = {"id": item.id}
     row["image" if single else "images"] = images[0] if single else images
     row["image_paths"] = list(item.images)
@@ -134,7 +134,7 @@ def export_hf(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = 
             _write(ds, stage, EXTRA, ds.Features({"path": ds.Value("string"),
                                                   "image": ds.Image()}),
                    lambda i: {"path": extras[i], "image": {
-                       "bytes": data.image_path(extras[i]).read_bytes(), "path": extras[i]}},
+                       "bytes": read_bytes(data.image_path(extras[i])), "path": extras[i]}},
                    [data.image_path(rel).stat().st_size for rel in extras], shard_bytes)
         write_text_atomic(stage / "README.md", card_markdown(
             data, single, license, f"data/{SPLIT}-*", f"{EXTRA}-*" if extras else None))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import sha256_bytes
+from whatifbench.core.fsutil import read_bytes, sha256_bytes
 from whatifbench.core.jsonfile import loads
 
 
@@ -83,7 +83,7 @@ def _locate(recorded: str, expected: str | None, name: str, roots: tuple[Path, .
         if not items.is_file():
             continue
         try:
-            raw = items.read_bytes()
+            raw = read_bytes(items)
             if sha256_bytes(raw) != expected:
                 changed.append(folder)
                 continue

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from whatifbench.core.fsutil import read_text
 from whatifbench.report.table import Cell, Table
 
 T = TypeVar("T")
@@ -55,7 +56,7 @@ def remembered(kind: str, key: Any, compute: Callable[[], T],
                                      default=str).encode()).hexdigest()
     path = folder() / f"{kind}-{name}.json"
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored = json.loads(read_text(path))
         if stored.get("kind") == kind:
             return decode(stored["value"])
     except (OSError, ValueError, KeyError, TypeError, IndexError):

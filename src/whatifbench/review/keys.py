@@ -19,6 +19,7 @@ from typing import Any
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
+from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet, SheetRow
@@ -115,7 +116,7 @@ class KeysReviewer(Reviewer):
             for rel in dict.fromkeys(p for i in kept for p in i.images):
                 dest = writer.stage / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(dataset.image_path(rel).read_bytes())
+                dest.write_bytes(read_bytes(dataset.image_path(rel)))
             writer.add_items(kept)
             return writer.finish(name=card.name, suite=card.suite,
                                  version=next_version(card.version), generator=card.generator,

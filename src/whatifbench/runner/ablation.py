@@ -155,10 +155,10 @@ def _with_images(request: Request, images: list[str] | None) -> Request:
 
 def blank_image(path: str) -> str:
     """The path of a mid-grey PNG of the size of the image at ``path``."""
-    from PIL import Image
+    from whatifbench.core.images import open_image
 
     try:
-        with Image.open(path) as img:
+        with open_image(path) as img:
             width, height = img.size
     except OSError as exc:
         raise WhatifError(f"Cannot read the image {path} to blank it ({exc}).") from None

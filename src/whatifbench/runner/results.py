@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import secrets as credentials
+from whatifbench.core.fsutil import read_text
 from whatifbench.core.jsonfile import MAX_DEPTH, loads
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
@@ -169,7 +170,7 @@ def load_runs(folder: str | Path) -> list[RunResult]:
             "else: re-create the folder with 'whatif run --out' (answers come from the run "
             "store at no cost).")
     try:
-        data = loads(results.read_text(encoding="utf-8"))
+        data = loads(read_text(results))
         entries = data["runs"]
         if not isinstance(entries, list):
             raise TypeError("'runs' is not a list")
@@ -271,7 +272,7 @@ def _read_samples(path: Path, results: Path, run_id: str | None,
                               "samples.jsonl; the folder is incomplete. Re-create it with "
                               "'whatif run --out'.")
         return samples
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     intact = expected is None or samples_digest(text, run_id) == expected
     if expected is not None and intact:
         sealed = _sealed_samples(text, run_id)

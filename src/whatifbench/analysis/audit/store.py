@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import dumps, write_cache
+from whatifbench.core.fsutil import dumps, read_text, write_cache
 from whatifbench.runner.store import whatif_home
 
 AUDIT_VERSION = "2"
@@ -26,7 +26,7 @@ def load_audit(items_sha256: str) -> dict[str, Any] | None:
     """The cached audit (the object ``whatif audit --json`` prints), or ``None`` when the dataset
     has not been audited by this version (or the file does not read as one)."""
     try:
-        data = json.loads(audit_path(items_sha256).read_text(encoding="utf-8"))
+        data = json.loads(read_text(audit_path(items_sha256)))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("blind"), dict) else None

@@ -21,7 +21,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
-from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.fsutil import read_bytes, sha256_file
 from whatifbench.core.jsonfile import iter_objects
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -152,7 +152,7 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
     if message is not None:
         (warn or (lambda text: print(text, file=sys.stderr)))(message)
     with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
-        rel = {name: writer.add_image(dataset_name(name, seed), path.read_bytes())
+        rel = {name: writer.add_image(dataset_name(name, seed), read_bytes(path))
                for name, path in sources.items()}
         items = make_items(records, rel, seed, jsonl.name)
         released = {path: name for name, path in rel.items()}

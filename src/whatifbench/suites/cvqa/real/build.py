@@ -20,7 +20,7 @@ from typing import Any
 from whatifbench.cli.options import add_model_arguments, model_args_from
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, DatasetWriter, check_image
-from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
+from whatifbench.core.fsutil import dumps, read_bytes, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
@@ -179,7 +179,7 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
     with DatasetWriter(out, overwrite, sources) as writer:
         for cand, outcome in kept:
             if not (writer.images / cand.image).exists():
-                writer.add_image(cand.image, (images / cand.image).read_bytes())
+                writer.add_image(cand.image, read_bytes(images / cand.image))
             writer.add_items(outcome.items)
         (writer.stage / LOG).write_text("".join(dumps(o.log) + "\n" for o in results),
                                         encoding="utf-8")

@@ -15,6 +15,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
+from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -106,7 +107,7 @@ class CvqaRealReviewer(Reviewer):
             for rel in dict.fromkeys(i.images[0] for i in kept):
                 dest = writer.stage / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(dataset.image_path(rel).read_bytes())
+                dest.write_bytes(read_bytes(dataset.image_path(rel)))
             writer.add_items(kept)
             card = dataset.card
             return writer.finish(

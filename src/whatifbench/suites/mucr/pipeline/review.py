@@ -20,6 +20,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
+from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -195,7 +196,7 @@ def _write(dataset: Dataset, records: list[tuple[Record, dict[str, Any]]], sheet
             for side, path in (("cause", record.cause_image), ("effect", record.effect_image)):
                 # opaque (scenes.opaque): "<pair>-cause.png" would give C2E/E2C answers away
                 name = opaque_file("mucr-review", seed, record.id, side, suffix=Path(path).suffix)
-                files[name] = writer.add_image(name, dataset.image_path(path).read_bytes())
+                files[name] = writer.add_image(name, read_bytes(dataset.image_path(path)))
                 names[side] = name
             final.append(replace(record, cause_image=names["cause"],
                                  effect_image=names["effect"]))
