@@ -161,7 +161,8 @@ def blank_image(path: str) -> str:
         with open_image(path) as img:
             width, height = img.size
     except OSError as exc:
-        raise WhatifError(f"Cannot read the image {path} to blank it ({exc}).") from None
+        raise WhatifError(f"Cannot read the image {path} to blank it ({exc.strerror or exc})."
+                          ) from None
     return grey_file(width, height)
 
 
