@@ -10,7 +10,6 @@ writes it for ``results.json`` (``comparisons_json``), the tables and the explor
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import weakref
@@ -30,7 +29,7 @@ from whatifbench.report.labels import (
     run_labels,
     shown_together,
 )
-from whatifbench.report.memo import remembered
+from whatifbench.report.memo import digest_of, remembered
 from whatifbench.report.table import SIGNIFICANT, Cell, Table, signed
 from whatifbench.runner.ablation import ablation_checked, ablation_of
 from whatifbench.runner.results import RunResult
@@ -160,13 +159,8 @@ def compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
 def _outcomes_digest(layout: Layout, outcomes: Sequence[dict[str, bool]], *extra: Any) -> str:
     """The key under which comparisons of ``outcomes`` are remembered on disk (``report.memo``):
     every item's unit and slices, each run's outcomes, and ``extra``."""
-    digest = hashlib.sha256(json.dumps(extra, default=str).encode())
-    for i, unit in layout.unit.items():
-        digest.update(f"{i}\x1f{unit}\x1f{layout.slices[i]}\x1e".encode())
-    for outcome in outcomes:
-        digest.update("".join(f"{i}\x1f{int(c)}\x1e" for i, c in outcome.items()).encode())
-        digest.update(b"\x1d")
-    return digest.hexdigest()
+    return digest_of([list(extra), [[i, unit, layout.slices[i]] for i, unit in layout.unit.items()],
+                      [list(outcome.items()) for outcome in outcomes]])
 
 
 def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:

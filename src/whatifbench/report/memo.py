@@ -41,6 +41,15 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
+def digest_of(value: Any) -> str:
+    """The sha256 of ``value``'s canonical JSON (lists, strings, numbers, booleans; anything else
+    as its ``str``): every string quoted and escaped, so no two different values share a digest
+    whatever characters their strings hold (joining ids with separators let an id holding the
+    separator stand for two ids)."""
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def folder() -> Path:
     """Where the entries live."""
     from whatifbench.runner.store import whatif_home
