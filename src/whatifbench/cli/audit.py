@@ -68,6 +68,7 @@ class AuditCommand:
         """Audit, print, and say whether anything is flagged."""
         from whatifbench.analysis.audit.audit import audit_dataset, flag_labels
         from whatifbench.analysis.audit.tables import headline, seeds_headline, tables
+        from whatifbench.core.dataset import refuse_run_folder
         from whatifbench.report.table import terminal_width
 
         start = time.perf_counter()
@@ -77,7 +78,8 @@ class AuditCommand:
             result = audit_generator(args.generator, parse_seeds(args.seeds), args.params,
                                      by=args.by, refresh=args.refresh, progress=_progress)
         else:
-            refuse_run_folder(Path(args.dataset))
+            refuse_run_folder(Path(args.dataset), "The audit reads datasets; pass the dataset "
+                              "folder.")
             result = audit_dataset(args.dataset, by=args.by, refresh=args.refresh)
             _unkept(result["dataset"]["items_sha256"])
         flagged = bool(flag_labels(result))
@@ -128,28 +130,3 @@ def _progress(message: str) -> None:
     import sys
 
     print(f"whatif audit: {message}", file=sys.stderr, flush=True)
-
-
-def refuse_run_folder(folder: Path) -> None:
-    """A ``WhatifError`` naming the dataset when ``folder`` is a run folder (``results.json``,
-    no ``card.json``): the audit reads datasets, and a run names the one it used."""
-    results = folder / "results.json"
-    if (folder / "card.json").is_file() or not results.is_file():
-        return
-    from whatifbench.core.fsutil import read_text
-    from whatifbench.core.jsonfile import loads
-
-    used: list[str] = []
-    try:
-        for run in loads(read_text(results)).get("runs", []):
-            data = run.get("spec", {}).get("dataset", {})
-            shown = f"{data.get('name')} at {data.get('path')}" if data.get("path") \
-                else str(run.get("dataset"))
-            if shown not in used:
-                used.append(shown)
-    except (OSError, ValueError, AttributeError, TypeError):
-        pass
-    named = (f"its dataset is {used[0]}" if len(used) == 1 else
-             f"its datasets are {', '.join(used)}" if used else "results.json names its dataset")
-    raise WhatifError(f"{folder} is a run folder (results.json), not a dataset: {named}. The "
-                      "audit reads datasets; pass the dataset folder.")

@@ -52,16 +52,17 @@ class Parser(argparse.ArgumentParser):
         words = list(sys.argv[1:] if args is None else args)
         parsed, extras = self.parse_known_args(words, namespace)
         if extras:
-            options = self._options_for(words)
+            parser = self._parser_for(words)  # its usage, not the top level's
+            options = [o for o in parser._option_string_actions if o.startswith("--")]
             hints = [f"did you mean {near}?" for near in
                      (closest(x.split("=", 1)[0], options) for x in extras if x.startswith("-"))
                      if near]
-            self.error(f"unrecognized arguments: {' '.join(extras)}"
-                       + (f"; {'; '.join(hints)}" if hints else ""))
+            parser.error(f"unrecognized arguments: {' '.join(extras)}"
+                         + (f"; {'; '.join(hints)}" if hints else ""))
         return parsed
 
-    def _options_for(self, words: Sequence[str]) -> list[str]:
-        """The option strings of the (sub)command the words name."""
+    def _parser_for(self, words: Sequence[str]) -> argparse.ArgumentParser:
+        """The parser of the (sub)command the words name."""
         parser: argparse.ArgumentParser = self
         for word in words:
             found = None
@@ -70,7 +71,7 @@ class Parser(argparse.ArgumentParser):
                     found = action.choices[word]
             if found is not None:
                 parser = found
-        return [o for o in parser._option_string_actions if o.startswith("--")]
+        return parser
 
 
 def _words(argv: Sequence[str]) -> list[str]:

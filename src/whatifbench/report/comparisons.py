@@ -30,7 +30,7 @@ from whatifbench.report.labels import (
     shown_together,
 )
 from whatifbench.report.memo import digest_of, remembered
-from whatifbench.report.table import SIGNIFICANT, Cell, Table, signed
+from whatifbench.report.table import SIGNIFICANT, Cell, Table, fmt_p, signed
 from whatifbench.runner.ablation import ablation_checked, ablation_of
 from whatifbench.runner.results import RunResult
 
@@ -262,13 +262,6 @@ def comparisons_payload(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
     return [*({"a": c.a, "b": c.b, **c.overall, "by_slice": c.slices}
               for c in compare_runs(models)),
             *({"a": f, "b": k, "gain": True, **c} for f, k, c in gains(models))]
-
-
-def fmt_p(p: float | None) -> str:
-    """A p-value for a table: ``<0.001`` or three decimals."""
-    if p is None:
-        return "–"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _row_cells(c: dict[str, Any]) -> list[str | Cell]:

@@ -274,6 +274,14 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else fixed(value, digits)
 
 
+def fmt_p(p: float | None) -> str:
+    """A p-value for a table: ``<0.001`` or three decimals (``–`` when there is none); every
+    table prints p-values this way (runs, comparisons, the audit)."""
+    if p is None:
+        return "–"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def interval(value: Any) -> tuple[float, float] | None:
     """A recorded ``[low, high]`` as floats (``None`` when not recorded)."""
     return (float(value[0]), float(value[1])) if isinstance(value, (list, tuple)) else None

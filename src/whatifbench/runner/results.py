@@ -159,6 +159,11 @@ def load_runs(folder: str | Path) -> list[RunResult]:
     folder = Path(folder)
     results = folder / "results.json"
     if not results.is_file():
+        if (folder / "card.json").is_file() and (folder / "items.jsonl").is_file():
+            raise WhatifError(
+                f"{folder} is a dataset folder (card.json), not a run folder: this command reads "
+                "the folders 'whatif run --out' writes. Pass a run folder, or evaluate this "
+                f"dataset first: whatif run --suite {folder} --out RUN_DIR.")
         raise WhatifError(
             f"{folder} holds no results.json; pass a folder written by 'whatif run --out'."
         )
