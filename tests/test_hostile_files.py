@@ -92,6 +92,14 @@ def test_reads_refuse_special_files_without_waiting(specials: dict[str, Path],
                 read(path)
         why, digest = inspect_image(path, want_hash=True)
         assert why is not None and "not a regular file" in why and digest is None, name
+    from whatifbench.integrations.hf_datasets import _parquet_files
+
+    shard = tmp_path / "hf" / "data" / "test-00000-of-00001.parquet"  # read by pyarrow, not us
+    shard.parent.mkdir(parents=True)
+    os.mkfifo(shard)
+    for given in (shard, tmp_path / "hf"):
+        with pytest.raises(NotRegularFile, match="is a FIFO"):
+            _parquet_files(given)
     grows = tmp_path / "grows.bin"
     grows.write_bytes(b"x" * 10)
     assert read_bytes(grows) == b"x" * 10 and len(sha256_file(grows)) == 64

@@ -89,6 +89,16 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
+def regular_file(path: str) -> str:
+    """``path`` when it is a regular file (links followed), for files another library reads
+    (Parquet); ``NotRegularFile`` for a FIFO, a device or a socket (they would block or never
+    end there)."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(path, special_kind(mode))
+    return path
+
+
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """A regular file's bytes (``open_regular``), at most as many as it had when opened."""
     with open_regular(path) as handle:

@@ -26,7 +26,13 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, Dataset, DatasetWriter, load_dataset, problems_message
-from whatifbench.core.fsutil import dumps, read_bytes, sha256_bytes, write_text_atomic
+from whatifbench.core.fsutil import (
+    dumps,
+    read_bytes,
+    regular_file,
+    sha256_bytes,
+    write_text_atomic,
+)
 from whatifbench.core.integrity import image_files
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.jsonfile import loads
@@ -174,8 +180,8 @@ def find_card(path: Path) -> tuple[Path, dict[str, Any]] | None:
 def _parquet_files(path: Path) -> list[str]:
     """The item shards of a folder (``data/test-*``, else any Parquet file outside ``extra/``),
     or the one file given."""
-    if path.is_file():
-        return [str(path)]
+    if path.exists() and not path.is_dir():
+        return [regular_file(str(path))]
     files = sorted(str(p) for p in (path / "data").glob(f"{SPLIT}-*.parquet"))
     files = files or sorted(str(p) for p in path.rglob("*.parquet")
                             if p.relative_to(path).parts[0] != EXTRA.split("/")[0])
@@ -184,7 +190,7 @@ def _parquet_files(path: Path) -> list[str]:
             f"{path} holds no Parquet files; pass a folder written by 'whatif export --format "
             "hf' (or downloaded from the hub), or one .parquet file."
         )
-    return files
+    return [regular_file(f) for f in files]
 
 
 def _card(path: Path, suite: str | None) -> Card:
