@@ -86,8 +86,12 @@ def test_reads_refuse_special_files_without_waiting(specials: dict[str, Path],
     from whatifbench.core.fsutil import NotRegularFile, read_bytes, sha256_file
     from whatifbench.core.images import inspect_image, open_image
 
+    def image(path: Path) -> object:
+        with open_image(path) as img:
+            return img.size
+
     for name, path in specials.items():
-        for read in (read_bytes, sha256_file, open_image):
+        for read in (read_bytes, sha256_file, image):
             with pytest.raises(NotRegularFile, match="not a regular file"):
                 read(path)
         why, digest = inspect_image(path, want_hash=True)
