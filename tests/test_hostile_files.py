@@ -83,8 +83,9 @@ def test_overwrite_never_replaces_a_device_a_fifo_or_a_socket(
 # -- item 3: inputs ----------------------------------------------------------------------------
 def test_reads_refuse_special_files_without_waiting(specials: dict[str, Path],
                                                    tmp_path: Path) -> None:
-    from whatifbench.core.fsutil import NotRegularFile, read_bytes, sha256_file
+    from whatifbench.core.fsutil import sha256_file
     from whatifbench.core.images import inspect_image, open_image
+    from whatifbench.core.readfile import NotRegularFile, read_bytes
 
     def image(path: Path) -> object:
         with open_image(path) as img:

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from whatifbench.core.dataset import iter_jsonl, problems_message
-from whatifbench.core.fsutil import read_text
 from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.core.readfile import read_text
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import (

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.card import Card
-from whatifbench.core.fsutil import dumps, read_bytes, read_text, sha256_bytes, sha256_file
+from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.images import Inside, inspect_image
 from whatifbench.core.integrity import image_files, integrity_problems
 from whatifbench.core.item import REPEATABLE_ROLES, Item, item_from_json
 from whatifbench.core.jsonfile import jsonl_lines, loads, lone_surrogate
 from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.core.readfile import read_bytes, read_text
 from whatifbench.errors import WhatifError
 
 ITEMS = "items.jsonl"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from whatifbench.core.fsutil import read_bytes
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 
 MAX_PIXELS = 40_000_000
@@ -78,9 +78,9 @@ class UnreadableImage(OSError, WhatifError):
 
     def __init__(self, path: str | Path, exc: BaseException) -> None:
         why = f"{type(exc).__name__}: {exc}"
-        super().__init__(f"The image {path} cannot be read ({why}); it was changed or damaged "
-                         "after the dataset was checked. Restore it (or re-create the dataset) "
-                         "and run the command again.")
+        super().__init__(f"The image {path} cannot be read ({why}): the file is damaged, or "
+                         "was changed after the dataset was written. Restore it (or re-create "
+                         "the dataset) and run the command again.")
         self.strerror = f"cannot be decoded ({why})"
         self.filename = str(path)
 

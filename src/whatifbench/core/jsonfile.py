@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 _RECORD_START = re.compile(r"\n[ \t]*\{")
@@ -102,8 +103,6 @@ def iter_objects(path: Path, what: str = "the release's JSONL file"
     error)`` for a value that does not parse or holds a lone surrogate (reading resumes at the
     next line starting with ``{``). ``what`` names the expected file in the errors for a
     missing or unreadable file."""
-    from whatifbench.core.fsutil import read_text  # fsutil imports this module
-
     try:
         text = read_text(path, "utf-8-sig")
     except FileNotFoundError:

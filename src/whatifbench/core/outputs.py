@@ -31,14 +31,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from whatifbench.core.fsutil import (
-    disk_full,
-    ensure_dir,
-    special_kind,
-    umask,
-    write_bytes_atomic,
-)
+from whatifbench.core.fsutil import disk_full, ensure_dir, umask, write_bytes_atomic
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import special_kind
 from whatifbench.core.rename import rename_exchange, rename_noreplace
 from whatifbench.errors import WhatifError
 

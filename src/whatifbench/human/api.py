@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, DatasetWriter
-from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.outputs import PathLike, check_output
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.human.records import Answer, Settings, check_name

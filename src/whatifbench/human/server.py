@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.jsonfile import loads, lone_surrogate
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.human.page import app_html
 from whatifbench.human.present import Presenter, Shown, explanation_reply

@@ -21,8 +21,8 @@ from typing import IO, Any
 
 from whatifbench.core.csvtext import from_spreadsheet
 from whatifbench.core.dataset import MAX_LISTED, Dataset
-from whatifbench.core.fsutil import open_regular
 from whatifbench.core.jsonfile import loads, lone_surrogate
+from whatifbench.core.readfile import open_regular
 from whatifbench.errors import WhatifError
 from whatifbench.human.present import Presenter
 from whatifbench.human.records import NAME, Answer, shown

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import Dataset
-from whatifbench.core.fsutil import read_text
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import require
 

@@ -26,17 +26,12 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, Dataset, DatasetWriter, load_dataset, problems_message
-from whatifbench.core.fsutil import (
-    dumps,
-    read_bytes,
-    regular_file,
-    sha256_bytes,
-    write_text_atomic,
-)
+from whatifbench.core.fsutil import dumps, sha256_bytes, write_text_atomic
 from whatifbench.core.integrity import image_files
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.jsonfile import loads
 from whatifbench.core.outputs import check_output, staged_dir
+from whatifbench.core.readfile import read_bytes, regular_file
 from whatifbench.core.registry import lookup
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import prompts, require

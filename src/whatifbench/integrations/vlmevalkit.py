@@ -19,9 +19,9 @@ from pathlib import Path
 
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.dataset import Dataset, load_dataset
-from whatifbench.core.fsutil import open_regular, read_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
+from whatifbench.core.readfile import open_regular, read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import image_labels
 

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import read_bytes, sha256_bytes
+from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_bytes
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import ensure_dir, read_text, write_bytes_atomic, write_cache
+from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic, write_cache
+from whatifbench.core.readfile import read_text
 from whatifbench.report.figures import FigureSpec
 from whatifbench.runner.store import whatif_home
 

@@ -16,8 +16,9 @@ from stat import S_ISREG
 
 from PIL import Image
 
-from whatifbench.core.fsutil import read_bytes, write_cache
+from whatifbench.core.fsutil import write_cache
 from whatifbench.core.images import open_image, too_large
+from whatifbench.core.readfile import read_bytes
 from whatifbench.runner.store import whatif_home
 
 THUMB = 160

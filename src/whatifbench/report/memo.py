@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from whatifbench.core.fsutil import read_text
+from whatifbench.core.readfile import read_text
 from whatifbench.report.table import Cell, Table
 
 T = TypeVar("T")

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from whatifbench.core.fsutil import read_bytes
+from whatifbench.core.readfile import read_bytes
 from whatifbench.report.bounded_server import (
     DEFAULT_LIMITS,
     LOOPBACK,

@@ -10,8 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import read_text
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.report.payload import Source
 from whatifbench.runner.results import RunResult, load_runs
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, load_dataset
-from whatifbench.core.fsutil import open_regular
 from whatifbench.core.outputs import check_output, write_output_file
+from whatifbench.core.readfile import open_regular
 from whatifbench.core.registry import entries
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Reviewer

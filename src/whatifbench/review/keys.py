@@ -19,8 +19,8 @@ from typing import Any
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
-from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.item import Item
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet, SheetRow
 

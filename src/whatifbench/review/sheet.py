@@ -9,7 +9,8 @@ from pathlib import Path
 
 from whatifbench.core.csvtext import csv_text, from_spreadsheet
 from whatifbench.core.dataset import problems_message
-from whatifbench.core.fsutil import read_bytes, sha256_bytes
+from whatifbench.core.fsutil import sha256_bytes
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import (
     COMMENT,

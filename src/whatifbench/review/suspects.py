@@ -10,7 +10,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset
-from whatifbench.core.fsutil import read_text
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet
 

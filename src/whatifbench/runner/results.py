@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import secrets as credentials
-from whatifbench.core.fsutil import read_text
 from whatifbench.core.jsonfile import MAX_DEPTH, loads
+from whatifbench.core.readfile import read_text
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 

@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import dumps, read_text, write_cache
+from whatifbench.core.fsutil import dumps, write_cache
+from whatifbench.core.readfile import read_text
 from whatifbench.runner.store import whatif_home
 
 AUDIT_VERSION = "2"

@@ -22,7 +22,7 @@ import numpy as np
 
 from whatifbench.analysis.items.estimate import METHODS, Units, adaptive, estimate, stratified
 from whatifbench.analysis.items.irt import A_PRIOR, D_PRIOR, fit_2pl
-from whatifbench.core.fsutil import NotRegularFile, read_text
+from whatifbench.core.readfile import NotRegularFile, read_text
 from whatifbench.errors import WhatifError
 
 FORMAT = "whatifbench-item-bank"

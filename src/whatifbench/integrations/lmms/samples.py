@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import MAX_LISTED, Dataset, iter_jsonl, problems_message
-from whatifbench.core.fsutil import read_text, sha256_file
+from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import image_labels, prompts
 from whatifbench.integrations.lmms.export import PAIRED, task_name

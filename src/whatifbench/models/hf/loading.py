@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import read_text
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.models.shared_args import reject_unknown
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import read_bytes
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.requests import Request, Turn
 from whatifbench.models.openai_compat.options import OpenAIOptions
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from whatifbench.core.dataset import DatasetWriter, sort_images
-from whatifbench.core.fsutil import read_bytes
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 
 SUBFOLDERS = ("", "VG_100K", "VG_100K_2")

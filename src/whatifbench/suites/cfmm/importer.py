@@ -18,10 +18,11 @@ from whatifbench.core.dataset import (
     problems_message,
     sort_images,
 )
-from whatifbench.core.fsutil import read_bytes, sha256_bytes
+from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.jsonfile import jsonl_lines, loads
 from whatifbench.core.outputs import check_output
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cfmm.pairs import pair_facts, pair_items

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.csvtext import csv_text
-from whatifbench.core.fsutil import read_text
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 HEADER = ("img_path", "query", "answer", "new query", "new answer", "type")

@@ -21,8 +21,9 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
-from whatifbench.core.fsutil import read_bytes, sha256_file
+from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import iter_objects
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.scenes.opaque import opaque_file

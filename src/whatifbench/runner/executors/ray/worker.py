@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench import __version__
-from whatifbench.core.fsutil import read_bytes
 from whatifbench.core.protocol import ABLATIONS
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.errors import WhatifError
 

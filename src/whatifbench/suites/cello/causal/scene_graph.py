@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import problems_message
-from whatifbench.core.fsutil import read_text
 from whatifbench.core.images import open_image
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 Number = int | float

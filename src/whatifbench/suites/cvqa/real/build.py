@@ -20,9 +20,10 @@ from typing import Any
 from whatifbench.cli.options import add_model_arguments, model_args_from
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, DatasetWriter, check_image
-from whatifbench.core.fsutil import dumps, read_bytes, sha256_bytes, sha256_file
+from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError

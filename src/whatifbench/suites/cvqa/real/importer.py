@@ -7,7 +7,8 @@ from pathlib import Path
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, sort_images
-from whatifbench.core.fsutil import read_bytes, sha256_file
+from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa.real.release import KIND, Row, pair_items, read_release

@@ -20,8 +20,8 @@ from typing import Any
 
 from whatifbench.answers.numbers import WORD_VALUES
 from whatifbench.core.dataset import problems_message
-from whatifbench.core.fsutil import read_text
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 DEFAULT_MIN_AGREEMENT = 8

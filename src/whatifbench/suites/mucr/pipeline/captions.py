@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whatifbench.core.dataset import problems_message
-from whatifbench.core.fsutil import read_text
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.suites.mucr.records import (
     CATEGORIES,
