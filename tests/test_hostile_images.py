@@ -24,6 +24,15 @@ from whatifbench.report.images import thumbnail_bytes
 
 pytestmark = pytest.mark.timeout(600)
 
+
+@pytest.fixture(autouse=True)
+def pil_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PIL as it starts: a library imported by an earlier test in this process (lmms-eval) sets
+    ``ImageFile.LOAD_TRUNCATED_IMAGES``, which changes what damaged files raise."""
+    from PIL import ImageFile
+
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", False)
+
 FORMATS = ("PNG", "JPEG", "GIF", "BMP", "WEBP")
 
 
