@@ -162,7 +162,9 @@ def test_text_prior_on_the_imported_suite(dataset: Dataset, tmp_path: Path) -> N
     assert run["metrics"]["n_pairs"] == 12
 
 
-def test_stats_table(dataset: Dataset, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stats_table(dataset: Dataset, capsys: pytest.CaptureFixture[str],
+                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # one block: the total row read whole
     assert main(["stats", str(dataset.root)]) == 0
     out = capsys.readouterr().out
     assert "CFMM pairs per category" in out

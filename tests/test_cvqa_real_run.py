@@ -108,7 +108,9 @@ def test_counts_and_yes_no_share_reproduce_the_paper() -> None:
 
 
 def test_run_paper_protocol_table3_layout(tmp_path: Path, sample_ds: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+                                          capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # the header line whole
     out = tmp_path / "run"
     code = main(["run", "--suite", str(sample_ds), "--model", "builtin:random", "--prompt",
                  "paper", "--out", str(out), "--no-progress"])

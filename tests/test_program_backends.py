@@ -209,7 +209,9 @@ def test_code_generations_are_shared_through_the_store(
 
 
 def test_report_gives_table6_layout_over_code_llms(
-        tmp_path: Path, syn: Path, fake_openai: Any, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, syn: Path, fake_openai: Any, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # each row whole on one line
     items = items_of(syn)
     good = fake_openai({"rules": program_rules(items, oracle_program)})
     # The second "code LLM" ignores every premise: it writes the original's program.

@@ -57,20 +57,28 @@ def test_run_records_the_absolute_dataset_path_a_display_name_and_tables_as_data
 
 def test_terminal_tables_fit_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Piped (issue 40, item 13: it was about 250 columns wide) or on an 80-column terminal,
+    the tables fit in 80 columns, split into blocks; a wider COLUMNS gets whole lines."""
     ds = make_choice_dataset(tmp_path / "ds")
-    _run(ds, tmp_path / "wide")
-    wide = capsys.readouterr().out
-    assert max(len(line) for line in wide.splitlines()) > 80  # piped: whole lines
-    monkeypatch.setenv("COLUMNS", "80")
-    _run(ds, tmp_path / "narrow")
-    narrow = capsys.readouterr().out
-    table = narrow[:narrow.index("Results:")]
+    monkeypatch.delenv("COLUMNS", raising=False)
+    _run(ds, tmp_path / "piped")
+    piped = capsys.readouterr().out
+    table = piped[:piped.index("Results:")]
     assert max(len(line) for line in table.splitlines()) <= 80
     assert table.count("builtin:random") == 2  # the rows' names start each block
+    monkeypatch.setenv("COLUMNS", "80")
+    _run(ds, tmp_path / "narrow")
+    assert capsys.readouterr().out[:len(table)] == table
+    monkeypatch.setenv("COLUMNS", "300")
+    _run(ds, tmp_path / "wide")
+    wide = capsys.readouterr().out
+    assert max(len(line) for line in wide.splitlines()) > 80  # whole lines
 
 
 def test_merged_rows_name_what_differs_and_where_they_came_from(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # whole labels on one line
     ds = make_choice_dataset(tmp_path / "ds")
     _run(ds, tmp_path / "a")
     _run(ds, tmp_path / "b", "--strategy", "cot")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.fsutil import can_write, scratch_dir
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import lookup
 from whatifbench.core.suite import suite_for
@@ -79,11 +80,22 @@ def generated_dataset(name: str, params: Mapping[str, Any], seed: int,
             return load_dataset(folder, verify=True)
         except WhatifError:
             pass
-    if log:
-        log(f"Generating {name} into {folder} (once) ...")
     extra = {"progress": True} if progress else {}
-    lookup("generator", name).obj.generate(folder, seed=seed, overwrite=True, **params, **extra)
-    return load_dataset(folder, verify=True)
+    if can_write(folder.parent):
+        if log:
+            log(f"Generating {name} into {folder} (once) ...")
+        try:
+            lookup("generator", name).obj.generate(folder, seed=seed, overwrite=True, **params,
+                                                   **extra)
+            return load_dataset(folder, verify=True)
+        except WhatifError as exc:  # the home filled up: a cached suite is best-effort
+            if log:
+                log(f"{exc} Generating it again in a temporary folder for this run.")
+    spare = scratch_dir() / folder.name
+    if log:
+        log(f"Generating {name} into {spare} for this run ($WHATIF_HOME cannot keep it) ...")
+    lookup("generator", name).obj.generate(spare, seed=seed, overwrite=True, **params, **extra)
+    return load_dataset(spare, verify=True)
 
 
 def default_suite(log: Callable[[str], None] | None = None, progress: bool = False) -> Path:

@@ -16,6 +16,8 @@ EXIT_FLAGGED = 4
 (answerable without the image)."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C); what was received is in the run store."""
+EXIT_TERMINATED = 143
+"""Stopped by SIGTERM (128 + 15), after the same clean-up as Ctrl-C."""
 
 
 class WhatifError(Exception):

@@ -25,6 +25,7 @@ import numpy as np
 
 from whatifbench.core.dataset import iter_jsonl, problems_message
 from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.core.readfile import read_text
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics import intervals
@@ -101,7 +102,7 @@ class BiasReport:
 def read_groups(path: Path) -> dict[str, str]:
     """``image file name → group`` from a CSV with columns ``image`` and ``group``."""
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text = read_text(path, "utf-8-sig")
     except FileNotFoundError:
         raise WhatifError(f"The groups file {path} does not exist; check --groups.") from None
     except UnicodeDecodeError as exc:

@@ -68,6 +68,7 @@ class AuditCommand:
         """Audit, print, and say whether anything is flagged."""
         from whatifbench.analysis.audit.audit import audit_dataset, flag_labels
         from whatifbench.analysis.audit.tables import headline, seeds_headline, tables
+        from whatifbench.core.dataset import refuse_run_folder
         from whatifbench.report.table import terminal_width
 
         start = time.perf_counter()
@@ -77,8 +78,10 @@ class AuditCommand:
             result = audit_generator(args.generator, parse_seeds(args.seeds), args.params,
                                      by=args.by, refresh=args.refresh, progress=_progress)
         else:
-            refuse_run_folder(Path(args.dataset))
+            refuse_run_folder(Path(args.dataset), "The audit reads datasets; pass the dataset "
+                              "folder.")
             result = audit_dataset(args.dataset, by=args.by, refresh=args.refresh)
+            _unkept(result["dataset"]["items_sha256"])
         flagged = bool(flag_labels(result))
         if args.json:
             print(json.dumps(result, ensure_ascii=False, indent=1))
@@ -112,32 +115,18 @@ def _generator_audit(args: argparse.Namespace) -> bool:
     return True
 
 
+def _unkept(items_sha256: str) -> None:
+    """Say so when the audit could not be kept (a read-only or full ``$WHATIF_HOME``)."""
+    from whatifbench.analysis.audit.store import audit_path, load_audit
+
+    if load_audit(items_sha256) is None:
+        _progress(f"note: the audit could not be kept at {audit_path(items_sha256)} (read-only "
+                  "or full $WHATIF_HOME), so reports show no blind row for this dataset; make "
+                  "$WHATIF_HOME writable and audit again to add it.")
+
+
 def _progress(message: str) -> None:
     """Progress of a generator audit, on stderr (stdout stays the result)."""
     import sys
 
     print(f"whatif audit: {message}", file=sys.stderr, flush=True)
-
-
-def refuse_run_folder(folder: Path) -> None:
-    """A ``WhatifError`` naming the dataset when ``folder`` is a run folder (``results.json``,
-    no ``card.json``): the audit reads datasets, and a run names the one it used."""
-    results = folder / "results.json"
-    if (folder / "card.json").is_file() or not results.is_file():
-        return
-    from whatifbench.core.jsonfile import loads
-
-    used: list[str] = []
-    try:
-        for run in loads(results.read_text(encoding="utf-8")).get("runs", []):
-            data = run.get("spec", {}).get("dataset", {})
-            shown = f"{data.get('name')} at {data.get('path')}" if data.get("path") \
-                else str(run.get("dataset"))
-            if shown not in used:
-                used.append(shown)
-    except (OSError, ValueError, AttributeError, TypeError):
-        pass
-    named = (f"its dataset is {used[0]}" if len(used) == 1 else
-             f"its datasets are {', '.join(used)}" if used else "results.json names its dataset")
-    raise WhatifError(f"{folder} is a run folder (results.json), not a dataset: {named}. The "
-                      "audit reads datasets; pass the dataset folder.")

@@ -200,6 +200,8 @@ def run_command(args: argparse.Namespace) -> int:
                                executor=where)
     finally:
         store.close()
+    if store.unkept:
+        _err(store.unkept)
     if store.damaged:
         _err(f"{store.damaged} stored answer(s) failed the store's integrity check; they were "
              "not used but computed again.")

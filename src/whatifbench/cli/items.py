@@ -59,14 +59,15 @@ class ItemsCommand:
         from whatifbench.analysis.items.report import analyse
         from whatifbench.analysis.items.responses import load_respondents
         from whatifbench.core.dataset import load_dataset
-        from whatifbench.core.outputs import check_output, write_output_file
+        from whatifbench.core.outputs import check_distinct, check_output, write_output_file
         from whatifbench.report.table import terminal_width
 
         start = time.perf_counter()
         inputs = [args.dataset, *args.runs, *([args.cleaned] if args.cleaned else [])]
         outputs = [(o, p) for o, p in (("json", args.json), ("csv", args.csv),
                                        ("bank", args.bank)) if p]
-        for _, path in outputs:  # before any work
+        check_distinct((f"--{option}", path) for option, path in outputs)  # before any work
+        for _, path in outputs:
             check_output(path, inputs, args.overwrite, file=True)
         dataset = load_dataset(args.dataset, check_images=False)
         notes: list[str] = []

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
+import signal
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from whatifbench import __version__
@@ -15,7 +17,13 @@ from whatifbench.cli import commands, view
 from whatifbench.cli.terminal import safe_output
 from whatifbench.core.registry import listing, lookup
 from whatifbench.core.suggest import closest
-from whatifbench.errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USER, WhatifError
+from whatifbench.errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USER,
+    WhatifError,
+)
 from whatifbench.secrets import redact
 
 TOOLS = (
@@ -44,16 +52,17 @@ class Parser(argparse.ArgumentParser):
         words = list(sys.argv[1:] if args is None else args)
         parsed, extras = self.parse_known_args(words, namespace)
         if extras:
-            options = self._options_for(words)
+            parser = self._parser_for(words)  # its usage, not the top level's
+            options = [o for o in parser._option_string_actions if o.startswith("--")]
             hints = [f"did you mean {near}?" for near in
                      (closest(x.split("=", 1)[0], options) for x in extras if x.startswith("-"))
                      if near]
-            self.error(f"unrecognized arguments: {' '.join(extras)}"
-                       + (f"; {'; '.join(hints)}" if hints else ""))
+            parser.error(f"unrecognized arguments: {' '.join(extras)}"
+                         + (f"; {'; '.join(hints)}" if hints else ""))
         return parsed
 
-    def _options_for(self, words: Sequence[str]) -> list[str]:
-        """The option strings of the (sub)command the words name."""
+    def _parser_for(self, words: Sequence[str]) -> argparse.ArgumentParser:
+        """The parser of the (sub)command the words name."""
         parser: argparse.ArgumentParser = self
         for word in words:
             found = None
@@ -62,7 +71,7 @@ class Parser(argparse.ArgumentParser):
                     found = action.choices[word]
             if found is not None:
                 parser = found
-        return [o for o in parser._option_string_actions if o.startswith("--")]
+        return parser
 
 
 def _words(argv: Sequence[str]) -> list[str]:
@@ -125,8 +134,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run a command; user errors print one message and exit 2 (exit codes:
     ``whatifbench.errors``). Messages pass ``secrets.redact``; everything printed is cleaned of
     control sequences (``cli.terminal``)."""
-    with safe_output():
+    with safe_output(), sigterm_as_interrupt():
         return _main(argv)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread: every ``finally`` and ``except KeyboardInterrupt``
+    runs as for Ctrl-C (temporary folders removed, partial outputs discarded)."""
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into ``Terminated`` for the block (the main thread only; a second SIGTERM
+    during the clean-up is ignored, so the clean-up finishes). Forked children (pool workers,
+    which their pool stops with SIGTERM) inherit the handler and die of the signal as before."""
+    owner = os.getpid()
+
+    def terminated(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -144,6 +184,11 @@ def _main(argv: Sequence[str] | None) -> int:
     except WhatifError as exc:
         print(redact(f"whatif: error: {exc}"), file=sys.stderr)
         return EXIT_USER
+    except Terminated:
+        print("\nwhatif: terminated (SIGTERM); temporary files were removed. Every response "
+              "received so far is saved in the run store; run the same command again to resume.",
+              file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("\nwhatif: interrupted. Every response received so far is saved in the run store; "
               "run the same command again to resume.", file=sys.stderr)

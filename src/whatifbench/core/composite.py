@@ -8,6 +8,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from whatifbench.core.images import open_image
+
 TILE = 336
 LABEL_HEIGHT = 28
 GAP = 8
@@ -34,7 +36,7 @@ def compose(paths: Sequence[str | Path], labels: Sequence[str],
         r, c = divmod(k, cols)
         x0 = GAP + c * (TILE + GAP)
         y0 = GAP + r * (TILE + LABEL_HEIGHT + GAP)
-        with Image.open(path) as img:
+        with open_image(path) as img:
             tile = img.convert("RGB")
         tile.thumbnail((TILE, TILE), Image.Resampling.BICUBIC)
         canvas.paste(tile, (x0 + (TILE - tile.width) // 2, y0 + LABEL_HEIGHT

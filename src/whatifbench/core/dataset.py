@@ -16,6 +16,7 @@ from whatifbench.core.integrity import integrity_problems
 from whatifbench.core.item import REPEATABLE_ROLES, Item, item_from_json
 from whatifbench.core.jsonfile import jsonl_lines, loads, lone_surrogate
 from whatifbench.core.layout import CARD, IMAGES, ITEMS
+from whatifbench.core.readfile import read_bytes, read_text
 from whatifbench.errors import WhatifError
 
 MAX_LISTED = 12
@@ -106,6 +107,7 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
             "generate', 'whatif import' or 'whatif build'."
         )
     card_path, items_path = root / CARD, root / ITEMS
+    refuse_run_folder(root, "This command reads datasets; pass the dataset folder instead.")
     for path in (card_path, items_path):
         if not path.is_file():
             raise WhatifError(
@@ -114,12 +116,12 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
                 "'whatif import'."
             )
     try:
-        card = Card.from_json(loads(card_path.read_text(encoding="utf-8")))
+        card = Card.from_json(loads(read_text(card_path)))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise WhatifError(
             f"{card_path} is not a valid card ({exc}); re-create the dataset."
         ) from None
-    raw = items_path.read_bytes()
+    raw = read_bytes(items_path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -149,6 +151,28 @@ def load_dataset(root: str | Path, check_images: bool = True, verify: bool = Fal
                 "Re-create the dataset (or restore the changed files). If you changed them on "
                 "purpose and know the results will not match the card, pass --no-verify."))
     return Dataset(root, card, tuple(items), items_sha256, verified=verify and bool(card.hashes))
+
+
+def refuse_run_folder(folder: Path, advice: str) -> None:
+    """A ``WhatifError`` naming the run's dataset when ``folder`` is a run folder (a
+    ``results.json``, no ``card.json``) given where a dataset goes; ``advice`` ends it."""
+    results = folder / "results.json"
+    if (folder / CARD).is_file() or not results.is_file():
+        return
+    used: list[str] = []
+    try:
+        for run in loads(read_text(results)).get("runs", []):
+            data = run.get("spec", {}).get("dataset", {})
+            shown = f"{data.get('name')} at {data.get('path')}" if data.get("path") \
+                else str(run.get("dataset"))
+            if shown not in used:
+                used.append(shown)
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    named = (f"its dataset is {used[0]}" if len(used) == 1 else
+             f"its datasets are {', '.join(used)}" if used else "results.json names its dataset")
+    raise WhatifError(f"{folder} is a run folder (results.json), not a dataset: {named}. "
+                      f"{advice}")
 
 
 def _near(root: Path) -> str:
@@ -244,7 +268,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     Raises ``WhatifError`` naming the file and line of the first line that is not JSON.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise WhatifError(f"The file {path} does not exist; check the path.") from None
     except UnicodeDecodeError as exc:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from whatifbench.core.jsonfile import escape_separators
+from whatifbench.core.readfile import open_regular
 from whatifbench.errors import WhatifError
 
 
@@ -22,11 +25,16 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
+    """Hex sha256 of a regular file's bytes (``open_regular``: as large as it was when opened)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
+    with open_regular(path) as handle:
+        left = os.fstat(handle.fileno()).st_size
+        while left > 0:
+            chunk = handle.read(min(left, 1 << 20))
+            if not chunk:
+                break
             digest.update(chunk)
+            left -= len(chunk)
     return digest.hexdigest()
 
 
@@ -91,13 +99,60 @@ def write_bytes_atomic(path: Path, data: bytes, replace: bool = True) -> None:
         raise
 
 
-def write_cache(path: Path, data: bytes) -> None:
-    """``write_bytes_atomic`` for a cache file: a failure is ignored (a cache we cannot write
-    is only slower next time)."""
+def write_cache(path: Path, data: bytes) -> bool:
+    """``write_bytes_atomic`` for a cache file; False when it was not kept. Caches are
+    best-effort: a read-only or full ``$WHATIF_HOME``, or a folder of the path blocked by a file,
+    leaves the value computed but not kept (only slower next time), never an error."""
     try:
         write_bytes_atomic(path, data)
-    except Exception:  # noqa: BLE001
-        pass
+    except (OSError, WhatifError):
+        return False
+    return True
+
+
+def cached_file(path: Path, make: Callable[[], bytes]) -> Path:
+    """A file holding ``make()``'s bytes, for a cache whose entries are handed on as paths
+    (composites, crops): ``path`` when it is there or can be written (``write_cache``), else the
+    same name in a folder of this process's own under the temporary folder, removed at exit."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    data = make()
+    if write_cache(path, data):
+        return path
+    spare = scratch_dir() / path.name
+    if not spare.is_file():
+        write_bytes_atomic(spare, data)
+    return spare
+
+
+def can_write(folder: Path) -> bool:
+    """Whether a file can be created in ``folder`` (made if missing): tried, then removed."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(probe)
+    return True
+
+
+@functools.cache
+def scratch_dir() -> Path:
+    """A private temporary folder for what a cache could not keep (removed at exit)."""
+    import atexit
+    import shutil
+
+    try:
+        where = Path(tempfile.mkdtemp(prefix="whatif-cache-"))
+    except OSError as exc:
+        raise WhatifError(
+            f"Cannot create a temporary folder in {tempfile.gettempdir()} ({exc.strerror or exc}) "
+            "for what $WHATIF_HOME could not keep. Make $WHATIF_HOME or TMPDIR writable."
+        ) from None
+    atexit.register(shutil.rmtree, where, True)
+    return where
 
 
 def disk_full(exc: OSError) -> bool:

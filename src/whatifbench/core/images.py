@@ -20,13 +20,18 @@ who know their machine. Reports and review sheets embed thumbnails downscaled on
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 from PIL import Image
+
+from whatifbench.core.readfile import read_bytes
+from whatifbench.errors import WhatifError
 
 ORIENTATION = 0x0112
 """The EXIF orientation tag."""
@@ -65,9 +70,8 @@ def inspect_image(path: str | Path, want_hash: bool = False,
     image whose EXIF orientation turns it is refused unless ``turned_ok`` (an import's source
     image, which the dataset writer turns)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        data = read_bytes(path)
+    except (FileNotFoundError, NotADirectoryError):
         return "is missing", None
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})", None
@@ -151,6 +155,37 @@ def normalised(data: bytes) -> tuple[bytes, dict[str, object] | None]:
             turned.save(buffer, format=fmt, **options)
     return buffer.getvalue(), {"exif_orientation": value, "stored_size": list(size),
                                "sha256": hashlib.sha256(data).hexdigest()}
+class UnreadableImage(OSError, WhatifError):
+    """An image file that cannot be read or decoded (any of the many exceptions PIL raises for
+    damaged data: ``OSError``, ``SyntaxError`` "broken PNG file", ``ValueError``, ``struct.error``,
+    ``DecompressionBombError`` ...), named with its path: an ``OSError`` for the readers that
+    skip such images (thumbnails), a ``WhatifError`` (one sentence) where nothing catches it."""
+
+    def __init__(self, path: str | Path, exc: BaseException) -> None:
+        why = f"{type(exc).__name__}: {exc}"
+        super().__init__(f"The image {path} cannot be read ({why}): the file is damaged, or "
+                         "was changed after the dataset was written. Restore it (or re-create "
+                         "the dataset) and run the command again.")
+        self.strerror = f"cannot be decoded ({why})"
+        self.filename = str(path)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@contextlib.contextmanager
+def open_image(path: str | Path) -> Iterator[Image.Image]:
+    """``PIL.Image.open`` of an image file for the block, read first as a regular file bounded
+    by its size (``core.fsutil.read_bytes``: a FIFO or a device node raises ``NotRegularFile``
+    instead of waiting or reading forever); any failure to read or decode it in the block (keep
+    the block to image work) raises ``UnreadableImage``."""
+    try:
+        with Image.open(io.BytesIO(read_bytes(path))) as img:
+            yield img
+    except (WhatifError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001  (PIL raises many types for damaged data)
+        raise UnreadableImage(path, exc) from None
 
 
 class Inside:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 _RECORD_START = re.compile(r"\n[ \t]*\{")
@@ -103,7 +104,7 @@ def iter_objects(path: Path, what: str = "the release's JSONL file"
     next line starting with ``{``). ``what`` names the expected file in the errors for a
     missing or unreadable file."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text(path, "utf-8-sig")
     except FileNotFoundError:
         raise WhatifError(f"The file {path} does not exist; pass {what}.") from None
     except IsADirectoryError:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from whatifbench.core.home import whatif_home
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 ENV = "WHATIF_SECRET_FILE"
@@ -82,7 +83,7 @@ def name_key(secret_file: str | Path | None = None) -> NameKey:
 
 def _read(path: Path) -> bytes:
     try:
-        text = path.read_text(encoding="ascii").strip()
+        text = read_text(path, encoding="ascii").strip()
     except FileNotFoundError:
         raise WhatifError(f"The secret file {path} does not exist; pass a file holding at "
                           f"least {MIN_HEX} hex digits (make one with: {MAKE}).") from None

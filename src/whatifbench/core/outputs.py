@@ -24,6 +24,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -32,6 +33,7 @@ from typing import IO
 
 from whatifbench.core.fsutil import disk_full, ensure_dir, umask, write_bytes_atomic
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import special_kind
 from whatifbench.core.rename import rename_exchange, rename_noreplace
 from whatifbench.errors import WhatifError
 
@@ -98,9 +100,18 @@ def check_output(out: PathLike, inputs: Iterable[PathLike] = (), overwrite: bool
 
 
 def _check_file(real: Path, shown: str, overwrite: bool) -> None:
-    if real.is_dir():
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        return  # a new file
+    if stat.S_ISDIR(mode):
         raise WhatifError(f"{shown} is a folder; this output is a file: pass a file path.")
-    if real.exists() and not overwrite:
+    if not stat.S_ISREG(mode):
+        raise WhatifError(
+            f"{shown} is {special_kind(mode)}, not a regular file: outputs are new or regular "
+            "files and are never written over anything else, even with --overwrite; pass the "
+            "path of a file.")
+    if not overwrite:
         raise WhatifError(f"{shown} already exists; choose another name or pass --overwrite.")
 
 
@@ -136,6 +147,18 @@ def _check_parent_writable(real: Path, shown: str) -> None:
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise WhatifError(f"Cannot write {shown}: {ancestor} is not a folder you can write to. "
                           "Choose an output location you can write to.")
+
+
+def check_distinct(named: Iterable[tuple[str, PathLike]]) -> None:
+    """Refuse two outputs of one command on one path (``named``: option and path), before any
+    work: the second would replace the first."""
+    seen: dict[Path, str] = {}
+    for option, path in named:
+        real = _real(path)
+        if real in seen:
+            raise WhatifError(f"{seen[real]} and {option} both name {os.fspath(path)}; the second "
+                              "would replace the first. Give each output its own file.")
+        seen[real] = option
 
 
 def check_inputs(out: PathLike, inputs: Iterable[PathLike] = ()) -> Path:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.layout import PRIVATE
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 NAMES = "names.json"
@@ -53,7 +54,7 @@ def read_private(root: str | Path, needed: str | None = None) -> dict[str, Any]:
     ``WhatifError`` when that section is missing."""
     path = private_path(root)
     try:
-        body = json.loads(path.read_text(encoding="utf-8"))
+        body = json.loads(read_text(path))
     except FileNotFoundError:
         body = {}
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

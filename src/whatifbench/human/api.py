@@ -10,6 +10,7 @@ from pathlib import Path
 from whatifbench.core.dataset import Dataset, DatasetWriter
 from whatifbench.core.outputs import PathLike, check_output
 from whatifbench.core.private import carried
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.human.records import Answer, Settings, check_name
@@ -108,7 +109,7 @@ def write_references(dataset: Dataset, answers: Sequence[Answer], out: PathLike,
     card = dataset.card
     with DatasetWriter(Path(out), overwrite, inputs=[dataset.root]) as writer:
         for rel in sorted({p for i in items for p in i.images}):
-            writer.copy_file(rel, dataset.image_path(rel).read_bytes())
+            writer.copy_file(rel, read_bytes(dataset.image_path(rel)))
         writer.add_items(items)
         writer.private = carried(dataset.root)
         writer.finish(name=card.name, suite=card.suite, version=card.version,

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from whatifbench.core.jsonfile import loads, lone_surrogate
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.human.page import app_html
 from whatifbench.human.present import Presenter, Shown, explanation_reply
@@ -203,7 +204,11 @@ class _Handler(QuietHandler):
             if target is None or not self._token_ok(query.get("token")):
                 return self._send(404, b"Not found.\n", "text/plain")
             kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-            return self._send(200, target.read_bytes(), kind, cache=True)
+            try:
+                data = read_bytes(target)
+            except OSError:  # gone, or no longer a regular file
+                return self._send(404, b"Not found.\n", "text/plain")
+            return self._send(200, data, kind, cache=True)
         if path == "/api/state":
             if not self._token_ok(self.headers.get("X-Whatif-Token")):
                 return self._json(403, {"error": "Missing or wrong access token."})

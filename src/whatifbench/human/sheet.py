@@ -22,6 +22,7 @@ from typing import IO, Any
 from whatifbench.core.csvtext import from_spreadsheet
 from whatifbench.core.dataset import MAX_LISTED, Dataset
 from whatifbench.core.jsonfile import loads, lone_surrogate
+from whatifbench.core.readfile import open_regular
 from whatifbench.errors import WhatifError
 from whatifbench.human.present import Presenter
 from whatifbench.human.records import NAME, Answer, shown
@@ -51,7 +52,7 @@ class SheetAnswers:
 
 def _open(path: Path) -> IO[bytes]:
     try:
-        return open(path, "rb")
+        return open_regular(path)
     except FileNotFoundError:
         raise WhatifError(f"The sheet {path} does not exist; check the path.") from None
     except IsADirectoryError:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import require
 
@@ -131,7 +132,7 @@ def card_markdown(data: Dataset, single: bool, license: str, data_glob: str,
 def read_card_yaml(readme: Path) -> dict[str, Any]:
     """The YAML front matter of a README.md (empty when it has none)."""
     yaml = require("yaml")
-    text = readme.read_text(encoding="utf-8")
+    text = read_text(readme)
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)

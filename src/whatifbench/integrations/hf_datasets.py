@@ -34,6 +34,7 @@ from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.jsonfile import loads
 from whatifbench.core.outputs import check_output, staged_dir
 from whatifbench.core.public import shown
+from whatifbench.core.readfile import read_bytes, regular_file
 from whatifbench.core.registry import lookup
 from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
@@ -77,7 +78,7 @@ def features(single: bool) -> Any:
 
 
 def _row(dataset: Dataset, item: Item, prompt: str, single: bool) -> dict[str, Any]:
-    images = [{"bytes": dataset.image_path(rel).read_bytes(), "path": rel} for rel in item.images]
+    images = [{"bytes": read_bytes(dataset.image_path(rel)), "path": rel} for rel in item.images]
     row: dict[str, Any] = {"id": item.id}
     row["image" if single else "images"] = images[0] if single else images
     row.update(hf_columns(item, prompt))
@@ -147,7 +148,7 @@ def export_hf(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = 
             _write(ds, stage, EXTRA, ds.Features({"path": ds.Value("string"),
                                                   "image": ds.Image()}),
                    lambda i: {"path": extras[i], "image": {
-                       "bytes": data.image_path(extras[i]).read_bytes(), "path": extras[i]}},
+                       "bytes": read_bytes(data.image_path(extras[i])), "path": extras[i]}},
                    [data.image_path(rel).stat().st_size for rel in extras], shard_bytes)
         write_text_atomic(stage / "README.md", card_markdown(
             data, single, license, f"data/{SPLIT}-*", f"{EXTRA}-*" if extras else None,
@@ -188,8 +189,8 @@ def find_card(path: Path) -> tuple[Path, dict[str, Any]] | None:
 def _parquet_files(path: Path) -> list[str]:
     """The item shards of a folder (``data/test-*``, else any Parquet file outside ``extra/``),
     or the one file given."""
-    if path.is_file():
-        return [str(path)]
+    if path.exists() and not path.is_dir():
+        return [regular_file(str(path))]
     files = sorted(str(p) for p in (path / "data").glob(f"{SPLIT}-*.parquet"))
     files = files or sorted(str(p) for p in path.rglob("*.parquet")
                             if p.relative_to(path).parts[0] != EXTRA.split("/")[0])
@@ -198,7 +199,7 @@ def _parquet_files(path: Path) -> list[str]:
             f"{path} holds no Parquet files; pass a folder written by 'whatif export --format "
             "hf' (or downloaded from the hub), or one .parquet file."
         )
-    return files
+    return [regular_file(f) for f in files]
 
 
 def _card(path: Path, suite: str | None) -> Card:

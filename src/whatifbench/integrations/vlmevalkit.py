@@ -21,6 +21,7 @@ from whatifbench.answers.letters import letter_for
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
+from whatifbench.core.readfile import open_regular, read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.views import VLMEVALKIT_OURS, vlmevalkit_columns
 
@@ -46,7 +47,7 @@ def _refuse_free_text(data: Dataset, choice_only: bool) -> list[Item]:
 
 
 def _image_cell(data: Dataset, item: Item) -> str:
-    encoded = [base64.b64encode(data.image_path(rel).read_bytes()).decode("ascii")
+    encoded = [base64.b64encode(read_bytes(data.image_path(rel))).decode("ascii")
                for rel in item.images]
     return encoded[0] if len(encoded) == 1 else repr(encoded)
 
@@ -84,7 +85,7 @@ def read_vlmevalkit(path: str | Path) -> list[Item]:
     answer letter's option, group and our pair columns; images are left out): what a
     VLMEvalKit run of it poses, for checking an export or reading one back."""
     csv.field_size_limit(1 << 30)  # base64 images
-    with open(path, encoding="utf-8", newline="") as handle:
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
         letters = [c for c in reader.fieldnames or () if len(c) == 1 and c.isupper()]
         items = []

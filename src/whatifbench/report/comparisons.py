@@ -11,7 +11,6 @@ writes it for ``results.json`` (``comparisons_json``), the tables and the explor
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import weakref
@@ -32,8 +31,8 @@ from whatifbench.report.labels import (
     run_labels,
     shown_together,
 )
-from whatifbench.report.memo import remembered
-from whatifbench.report.table import SIGNIFICANT, Cell, Table, signed
+from whatifbench.report.memo import digest_of, remembered
+from whatifbench.report.table import SIGNIFICANT, Cell, Table, fmt_p, signed
 from whatifbench.runner.ablation import ablation_checked, ablation_of
 from whatifbench.runner.results import RunResult
 
@@ -162,13 +161,8 @@ def compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
 def _outcomes_digest(layout: Layout, outcomes: Sequence[dict[str, bool]], *extra: Any) -> str:
     """The key under which comparisons of ``outcomes`` are remembered on disk (``report.memo``):
     every item's unit and slices, each run's outcomes, and ``extra``."""
-    digest = hashlib.sha256(json.dumps(extra, default=str).encode())
-    for i, unit in layout.unit.items():
-        digest.update(f"{i}\x1f{unit}\x1f{layout.slices[i]}\x1e".encode())
-    for outcome in outcomes:
-        digest.update("".join(f"{i}\x1f{int(c)}\x1e" for i, c in outcome.items()).encode())
-        digest.update(b"\x1d")
-    return digest.hexdigest()
+    return digest_of([list(extra), [[i, unit, layout.slices[i]] for i, unit in layout.unit.items()],
+                      [list(outcome.items()) for outcome in outcomes]])
 
 
 def chosen_by_answers(run: RunResult) -> bool:
@@ -279,13 +273,6 @@ def comparisons_payload(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
     return [*({"a": c.a, "b": c.b, **c.overall, "by_slice": c.slices}
               for c in compare_runs(models)),
             *({"a": f, "b": k, "gain": True, **c} for f, k, c in gains(models))]
-
-
-def fmt_p(p: float | None) -> str:
-    """A p-value for a table: ``<0.001`` or three decimals."""
-    if p is None:
-        return "–"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _row_cells(c: dict[str, Any]) -> list[str | Cell]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_bytes
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def _locate(recorded: str, expected: str | None, name: str, roots: tuple[Path, .
         if not items.is_file():
             continue
         try:
-            raw = items.read_bytes()
+            raw = read_bytes(items)
             if sha256_bytes(raw) != expected:
                 changed.append(folder)
                 continue

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic, write_cache
+from whatifbench.core.readfile import read_text
 from whatifbench.report.figures import FigureSpec
 from whatifbench.runner.store import whatif_home
 
@@ -99,7 +100,7 @@ def svg(spec: FigureSpec, cache: Path | None = None) -> str:
     folder = cache if cache is not None else whatif_home() / "figures"
     path = folder / f"{_key(spec)}.svg"
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text(path)
     except (OSError, UnicodeDecodeError):
         pass
     import matplotlib

@@ -17,7 +17,8 @@ from stat import S_ISREG
 from PIL import Image
 
 from whatifbench.core.fsutil import write_cache
-from whatifbench.core.images import too_large
+from whatifbench.core.images import open_image, too_large
+from whatifbench.core.readfile import read_bytes
 from whatifbench.runner.store import whatif_home
 
 THUMB = 160
@@ -45,7 +46,7 @@ def _cached(path: Path, size: int) -> tuple[Path | None, bytes | None]:
         return None, None
     cached = whatif_home() / "thumbs" / key[:2] / f"{key}.jpg"
     try:
-        return cached, cached.read_bytes()
+        return cached, read_bytes(cached)
     except OSError:
         return cached, None
 
@@ -56,7 +57,7 @@ def _encode(path: Path, size: int, cached: Path) -> bytes | None:
         buf = io.BytesIO()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(path) as src:
+            with open_image(path) as src:
                 if too_large(*src.size):  # the dataset pixel limit (core.images): not decoded
                     return None
                 src.draft("RGB", (size, size))  # JPEG: decode at a reduced scale

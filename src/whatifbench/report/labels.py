@@ -101,11 +101,29 @@ def _fact(name: str, facts: dict[str, Any]) -> str:
 
 
 def differing(runs: Sequence[RunResult]) -> list[str]:
-    """Fact names whose values differ between ``runs`` (in label order)."""
+    """Fact names whose values differ between ``runs`` (in label order). Backend arguments
+    (``-M name``) are compared among runs of one model only: backends take different arguments
+    (``-M seed=3`` reaches builtin:random, not builtin:constant), and their names already tell
+    runs of different models apart."""
     facts = [_facts(r) for r in runs]
     names = list(dict.fromkeys(k for f in facts for k in f))
-    return [k for k in names if len({_show(f.get(k)) for f in facts
-                                     if k in f or k not in OPTIONAL_FACTS}) > 1]
+    per_model = _model_args_differing(runs)
+    return [k for k in names if (any(k in found for found in per_model.values())
+                                 if k.startswith("-M ") else _differs(k, facts))]
+
+
+def _differs(name: str, among: Sequence[dict[str, Any]]) -> bool:
+    return len({_show(f.get(name)) for f in among
+                if name in f or name not in OPTIONAL_FACTS}) > 1
+
+
+def _model_args_differing(runs: Sequence[RunResult]) -> dict[str, set[str]]:
+    """Per model spec: the ``-M`` facts that differ among that model's runs."""
+    by_model: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_model.setdefault(run.model, []).append(_facts(run))
+    return {model: {k for f in group for k in f if k.startswith("-M ") and _differs(k, group)}
+            for model, group in by_model.items()}
 
 
 def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]:
@@ -114,6 +132,7 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
     facts the table shows in a column of its own."""
     models = [r for r in runs if not is_human(r)]
     every = differing(models)
+    own_args = _model_args_differing(models)  # -M facts are shown on runs of that model only
     names = [k for k in every if k not in skip]
     distinct_names = len({model_name(r) for r in runs}) == len(runs)
     labels: list[str] = []
@@ -125,7 +144,8 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
             continue
         facts = _facts(run)
         ablated = ablation_of(run.spec)
-        shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)]
+        shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)
+                 and (not k.startswith("-M ") or k in own_args.get(run.model, ()))]
         if ablated:  # always named, even when every run shown is ablated
             shown.insert(0, f"image: {ablated}")
         estimated = estimate_label(run.spec)  # always named: a budgeted run's estimate

@@ -6,7 +6,8 @@ computing them again.
 
 Entries live under ``$WHATIF_HOME/cache/report/``, named by the sha256 of what they were made
 from and of this package's source files (names, sizes, modification times: any code change
-makes new entries), written atomically; a missing, unreadable or foreign entry is computed
+makes new entries), written atomically when the home can keep them (best-effort: a read-only
+or full home only means computing again); a missing, unreadable or foreign entry is computed
 again, never trusted. The folder keeps the ``MAX_ENTRIES`` newest entries.
 """
 
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from whatifbench.core.readfile import read_text
 from whatifbench.report.table import Cell, Table
 
 T = TypeVar("T")
@@ -39,6 +41,15 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
+def digest_of(value: Any) -> str:
+    """The sha256 of ``value``'s canonical JSON (lists, strings, numbers, booleans; anything else
+    as its ``str``): every string quoted and escaped, so no two different values share a digest
+    whatever characters their strings hold (joining ids with separators let an id holding the
+    separator stand for two ids)."""
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def folder() -> Path:
     """Where the entries live."""
     from whatifbench.runner.store import whatif_home
@@ -54,29 +65,38 @@ def remembered(kind: str, key: Any, compute: Callable[[], T],
                                      default=str).encode()).hexdigest()
     path = folder() / f"{kind}-{name}.json"
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored = json.loads(read_text(path))
         if stored.get("kind") == kind:
             return decode(stored["value"])
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     value = compute()
     try:
-        from whatifbench.core.fsutil import write_text_atomic
+        text = json.dumps({"kind": kind, "value": encode(value)}, allow_nan=False)
+    except ValueError:
+        return value  # a value JSON cannot hold: computed, not kept
+    from whatifbench.core.fsutil import write_cache
 
-        write_text_atomic(path, json.dumps({"kind": kind, "value": encode(value)},
-                                           allow_nan=False))
+    if write_cache(path, text.encode("utf-8")):  # a read-only or full home: not kept
         _prune(path.parent)
-    except (OSError, ValueError):
-        pass  # a read-only home or a value JSON cannot hold: computed, not kept
     return value
 
 
 def _prune(where: Path) -> None:
     """Keep the ``MAX_ENTRIES`` newest entries."""
-    entries = list(os.scandir(where))
+    try:
+        entries = list(os.scandir(where))
+    except OSError:
+        return
     if len(entries) <= MAX_ENTRIES:
         return
-    entries.sort(key=lambda e: e.stat().st_mtime)
+    def age(entry: os.DirEntry[str]) -> float:
+        try:
+            return entry.stat().st_mtime
+        except OSError:  # removed meanwhile by another process
+            return 0.0
+
+    entries.sort(key=age)
     for entry in entries[:len(entries) - MAX_ENTRIES]:
         try:
             os.unlink(entry.path)

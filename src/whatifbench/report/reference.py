@@ -12,7 +12,6 @@ tables say how to add it. Like ``report.errors``, the suites' table code stays u
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,14 @@ from whatifbench.analysis.audit.store import audit_path, load_audit
 from whatifbench.analysis.items.spec import estimate_of
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.report.datasets import locate
-from whatifbench.report.memo import cell_back, cell_json, remembered, table_back, table_json
+from whatifbench.report.memo import (
+    cell_back,
+    cell_json,
+    digest_of,
+    remembered,
+    table_back,
+    table_json,
+)
 from whatifbench.report.reference_runs import (
     PROTOCOLS,
     chance_tables,
@@ -120,7 +126,7 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
                     "estimated run's full score is of them all.")))
             return found
 
-        ids = hashlib.sha256("\n".join(key[4]).encode()).hexdigest()
+        ids = digest_of(list(key[4]))
         found = (remembered("references", [*key[:4], ids, key[5], _where(runs)], compute,
                             _encode, _decode) if sha else compute())
     _CACHE[key] = found  # the most recent last

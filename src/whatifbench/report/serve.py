@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from whatifbench.core.readfile import read_bytes
 from whatifbench.report.bounded_server import (
     DEFAULT_LIMITS,
     LOOPBACK,
@@ -73,7 +74,10 @@ class _Handler(QuietHandler):
             target = self.server.image(path)
             if target is not None:
                 kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-                return self._send(200, target.read_bytes(), kind, body=body)
+                try:
+                    return self._send(200, read_bytes(target), kind, body=body)
+                except OSError:  # gone, or no longer a regular file
+                    pass
         self._send(404, b"Not found.\n", "text/plain", body=body)
 
 

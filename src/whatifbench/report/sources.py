@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.report.payload import Source
 from whatifbench.runner.results import RunResult, load_runs
 
@@ -32,7 +33,7 @@ def fresh(runs: Sequence[RunResult]) -> list[Source]:
 def _entries(folder: Path, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
     """The ``execution.json`` entry of each run (empty when absent or not matching)."""
     try:
-        entries = loads((folder / EXECUTION).read_text(encoding="utf-8"))["runs"]
+        entries = loads(read_text(folder / EXECUTION))["runs"]
     except (OSError, ValueError, KeyError, TypeError):
         return [{} for _ in runs]
     if not isinstance(entries, list) or len(entries) != len(runs):

@@ -157,12 +157,18 @@ class Table:
     # -- renderers -----------------------------------------------------------------------------
     def to_text(self, width: int | None = None) -> str:
         """Aligned plain text for the terminal; wider than ``width`` → split into blocks of
-        column groups, each repeating the first column."""
+        column groups, each repeating the first column, whose names are wrapped when they
+        would take more than three fifths of ``width``."""
         spans, names, notes = self.headers()
         rows = self.text_rows()
         widths = [len(c) for c in names]
         for row in rows:
             widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+        head: list[list[str]] = [[row[0]] for row in rows]  # the first column's lines per row
+        if width and len(widths) > 1 and widths[0] > width * 3 // 5:
+            widths[0] = max(len(names[0]), width * 3 // 5)
+            head = [textwrap.wrap(row[0], widths[0], break_on_hyphens=False) or [""]
+                    for row in rows]
         if not spans:
             spans = [("", 1) for _ in names]
         start = 0
@@ -186,9 +192,10 @@ class Table:
                 lines.append("  ".join(parts).rstrip())
             lines.append("  ".join(names[i].ljust(widths[i]) for i in cols).rstrip())
             lines.append("  ".join("-" * widths[i] for i in cols))
-            for row in rows:
-                lines.append("  ".join(row[i].ljust(widths[i]) if i == 0
-                                       else row[i].rjust(widths[i]) for i in cols))
+            for row, first in zip(rows, head, strict=True):
+                lines.append("  ".join(first[0].ljust(widths[i]) if i == 0
+                                       else row[i].rjust(widths[i]) for i in cols).rstrip())
+                lines += [more for more in first[1:]]
         for note in notes:
             lines += textwrap.wrap(note, width) if width and len(note) > width else [note]
         return "\n".join(lines)
@@ -259,14 +266,18 @@ def _blocks(spans: list[tuple[str, int]], widths: list[int],
     return blocks
 
 
-def terminal_width() -> int | None:
-    """Columns of the terminal the tables are printed to (``COLUMNS`` wins); ``None`` when the
-    output is not a terminal (files and pipes get whole lines)."""
-    if os.environ.get("COLUMNS", "").isdigit():
+PIPED_WIDTH = 80
+"""Columns tables fit when the output is not a terminal (a pipe, a file, a CI log)."""
+
+
+def terminal_width() -> int:
+    """Columns the tables printed must fit: ``COLUMNS`` when set, else the terminal's, else
+    ``PIPED_WIDTH`` (files and pipes: a wide table is split into blocks that fit)."""
+    if os.environ.get("COLUMNS", "").isdigit() and int(os.environ["COLUMNS"]) > 0:
         return int(os.environ["COLUMNS"])
     if not sys.stdout.isatty():
-        return None
-    return shutil.get_terminal_size((100, 24)).columns
+        return PIPED_WIDTH
+    return shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
 
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|#~&!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
@@ -292,6 +303,14 @@ def fixed(value: float, digits: int = 1) -> str:
 def fmt(value: float | None, digits: int = 1) -> str:
     """A number for a table cell (``–`` when missing)."""
     return "–" if value is None else fixed(value, digits)
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value for a table: ``<0.001`` or three decimals (``–`` when there is none); every
+    table prints p-values this way (runs, comparisons, the audit)."""
+    if p is None:
+        return "–"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def interval(value: Any) -> tuple[float, float] | None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.outputs import check_output, write_output_file
+from whatifbench.core.readfile import open_regular
 from whatifbench.core.registry import entries
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Reviewer
@@ -90,7 +92,7 @@ def _sheet_kind(path: Path) -> str | None:
     """``keys`` for a sheet whose header has the keys sheet's ``answer_key`` column (so that
     importing it needs no ``--sheet``); ``None`` otherwise (the dataset's own sheet)."""
     try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
+        with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as f:
             first = f.readline()
     except (OSError, UnicodeDecodeError):
         return None  # read_sheet says what is wrong with it

@@ -4,9 +4,9 @@ DATASET --sheet keys``; with ``--suspects`` the items ``whatif items`` flagged c
 Decisions: ``accept`` keeps the item; ``edit`` sets its key to the ``answer_key`` cell (an option's
 text or letter for multiple choice, yes/no, a number); ``reject`` leaves out the item and the
 rest of its pair (a pair is scored whole). Importing writes a new version of the dataset
-(``1.0`` → ``1.0+r1``) whose card says what changed (``card.extra["reviewed"]``), so reports
-can show scores on the cleaned version beside the original (``whatif items --cleaned``).
-"""
+(``1.0`` → ``1.0+r1.SHEET``, SHEET from the sheet's sha256) whose card says what changed
+(``card.extra["reviewed"]``), so reports can show scores on the cleaned version beside the
+original (``whatif items --cleaned``). An ``edit`` must change the key."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
 from whatifbench.core.item import Item
 from whatifbench.core.private import carried
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet, SheetRow
 
@@ -28,10 +29,13 @@ NOTE = "reviewed"
 """The card's ``extra`` key of the review note."""
 
 
-def next_version(version: str) -> str:
-    """The version a review writes: ``1.0`` → ``1.0+r1`` → ``1.0+r2``."""
-    found = re.fullmatch(r"(.*)\+r(\d+)", version)
-    return f"{found.group(1)}+r{int(found.group(2)) + 1}" if found else f"{version}+r1"
+def next_version(version: str, sheet_sha256: str) -> str:
+    """The version a review writes: ``1.0`` → ``1.0+r1.SHEET`` → ``1.0+r2.SHEET``, where SHEET
+    is the first 8 hex digits of the sheet's sha256: two different reviews of one version are
+    two different versions (the same sheet imported twice gives the same one)."""
+    found = re.fullmatch(r"(.*)\+r(\d+)(?:\.[0-9a-f]{8})?", version)
+    base, rounds = (found.group(1), int(found.group(2))) if found else (version, 0)
+    return f"{base}+r{rounds + 1}.{sheet_sha256[:8]}"
 
 
 def key_problem(item: Item, value: str) -> tuple[str | None, str | None]:
@@ -114,11 +118,12 @@ class KeysReviewer(Reviewer):
                      f"item(s) left out, from version {card.version}.")}
         with DatasetWriter(out, overwrite, inputs=[dataset.root]) as writer:
             for rel in dict.fromkeys(p for i in kept for p in i.images):
-                writer.copy_file(rel, dataset.image_path(rel).read_bytes())
+                writer.copy_file(rel, read_bytes(dataset.image_path(rel)))
             writer.add_items(kept)
             writer.private = carried(dataset.root)
             return writer.finish(name=card.name, suite=card.suite,
-                                 version=next_version(card.version), generator=card.generator,
+                                 version=next_version(card.version, sheet.sha256),
+                                 generator=card.generator,
                                  seed=card.seed, counts={"review": dict(sorted(
                                      decisions.items()))},
                                  extra={**card.extra, NOTE: note})
@@ -136,6 +141,9 @@ class KeysReviewer(Reviewer):
         value, problem = key_problem(item, cell)
         if problem:
             problems.append(f"line {row.line}: {item.id}: {problem}")
+        elif value == item.target:
+            problems.append(f"line {row.line}: {item.id}: the decision is 'edit' but the key is "
+                            f"unchanged ({item.target!r}); change answer_key, or write 'accept'")
         return value
 
     @staticmethod

@@ -10,6 +10,7 @@ from pathlib import Path
 from whatifbench.core.csvtext import csv_text, from_spreadsheet
 from whatifbench.core.dataset import problems_message
 from whatifbench.core.fsutil import sha256_bytes
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import (
     COMMENT,
@@ -41,7 +42,7 @@ def sheet_csv(reviewer: Reviewer, rows: Sequence[ReviewRow]) -> str:
 def read_sheet(path: Path, reviewer: Reviewer, keys: Sequence[str]) -> Sheet:
     """Read a filled-in sheet; check the header, decisions and that each key appears once."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
         text = data.decode("utf-8-sig")
     except FileNotFoundError:
         raise WhatifError(f"The review sheet {path} does not exist; check the path.") from None

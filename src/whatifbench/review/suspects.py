@@ -10,6 +10,7 @@ from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet
 
@@ -22,7 +23,7 @@ def read_suspects(path: str | Path, dataset: Dataset) -> dict[str, tuple[int, st
     path = Path(path)
     fix = "Write it with 'whatif items DATASET RUN... --json FILE'."
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
         items = data["items"]
         recorded = data["dataset"]["items_sha256"]
     except FileNotFoundError:

@@ -155,13 +155,14 @@ def _with_images(request: Request, images: list[str] | None) -> Request:
 
 def blank_image(path: str) -> str:
     """The path of a mid-grey PNG of the size of the image at ``path``."""
-    from PIL import Image
+    from whatifbench.core.images import open_image
 
     try:
-        with Image.open(path) as img:
+        with open_image(path) as img:
             width, height = img.size
     except OSError as exc:
-        raise WhatifError(f"Cannot read the image {path} to blank it ({exc}).") from None
+        raise WhatifError(f"Cannot read the image {path} to blank it ({exc.strerror or exc})."
+                          ) from None
     return grey_file(width, height)
 
 
@@ -170,12 +171,12 @@ def grey_file(width: int, height: int) -> str:
     size; the same bytes on every machine)."""
     from PIL import Image
 
-    from whatifbench.core.fsutil import write_bytes_atomic
+    from whatifbench.core.fsutil import cached_file
     from whatifbench.runner.store import whatif_home
 
-    out = whatif_home() / "ablation" / f"grey-{width}x{height}.png"
-    if not out.is_file():
+    def grey() -> bytes:
         buffer = io.BytesIO()
         Image.new("RGB", (width, height), GREY).save(buffer, format="PNG", optimize=False)
-        write_bytes_atomic(out, buffer.getvalue())
-    return str(out)
+        return buffer.getvalue()
+
+    return str(cached_file(whatif_home() / "ablation" / f"grey-{width}x{height}.png", grey))

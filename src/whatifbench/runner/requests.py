@@ -12,7 +12,7 @@ from pathlib import Path
 from whatifbench.core.composite import compose
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.decoding import request_seed
-from whatifbench.core.fsutil import ensure_dir, sha256_file, write_bytes_atomic
+from whatifbench.core.fsutil import cached_file, sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import CCOT_DESCRIBE, Protocol
 from whatifbench.core.requests import Part, Request, Turn
@@ -193,12 +193,8 @@ def composite_file(paths: Sequence[str], labels: Sequence[str]) -> str:
     """Path of the cached composite of ``paths`` (content-addressed under ``$WHATIF_HOME``)."""
     key = hashlib.sha256(json.dumps([[sha256_file(Path(p)) for p in paths], list(labels)])
                          .encode()).hexdigest()
-    folder = whatif_home() / "composites"
-    path = folder / f"{key}.png"
-    if not path.exists():
-        ensure_dir(folder)
-        write_bytes_atomic(path, compose(paths, labels))
-    return str(path)
+    path = whatif_home() / "composites" / f"{key}.png"
+    return str(cached_file(path, lambda: compose(paths, labels)))
 
 
 def limit_groups(items: Sequence[Item]) -> dict[str, str]:

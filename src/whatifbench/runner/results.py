@@ -14,6 +14,7 @@ from typing import Any
 
 from whatifbench import secrets as credentials
 from whatifbench.core.jsonfile import MAX_DEPTH, loads
+from whatifbench.core.readfile import read_text
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 
@@ -158,6 +159,11 @@ def load_runs(folder: str | Path) -> list[RunResult]:
     folder = Path(folder)
     results = folder / "results.json"
     if not results.is_file():
+        if (folder / "card.json").is_file() and (folder / "items.jsonl").is_file():
+            raise WhatifError(
+                f"{folder} is a dataset folder (card.json), not a run folder: this command reads "
+                "the folders 'whatif run --out' writes. Pass a run folder, or evaluate this "
+                f"dataset first: whatif run --suite {folder} --out RUN_DIR.")
         raise WhatifError(
             f"{folder} holds no results.json; pass a folder written by 'whatif run --out'."
         )
@@ -169,7 +175,7 @@ def load_runs(folder: str | Path) -> list[RunResult]:
             "else: re-create the folder with 'whatif run --out' (answers come from the run "
             "store at no cost).")
     try:
-        data = loads(results.read_text(encoding="utf-8"))
+        data = loads(read_text(results))
         entries = data["runs"]
         if not isinstance(entries, list):
             raise TypeError("'runs' is not a list")
@@ -271,7 +277,7 @@ def _read_samples(path: Path, results: Path, run_id: str | None,
                               "samples.jsonl; the folder is incomplete. Re-create it with "
                               "'whatif run --out'.")
         return samples
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     intact = expected is None or samples_digest(text, run_id) == expected
     if expected is not None and intact:
         sealed = _sealed_samples(text, run_id)

@@ -12,6 +12,7 @@ migrated when first opened: the column is added and the rows they hold are seale
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -21,10 +22,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from whatifbench import secrets
-from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.home import whatif_home
 from whatifbench.core.requests import Response
-from whatifbench.runner.store_errors import store_error
+from whatifbench.runner.store_errors import NotWritable, store_error
 
 SCHEMA_VERSION = 1
 """``PRAGMA user_version`` of the store: 1 = rows carry a checksum."""
@@ -80,9 +80,38 @@ class RunStore:
         self.damaged = 0
         """Rows read in this session that failed their checksum or were unreadable (recomputed,
         never served)."""
-        ensure_dir(self.path.parent)
+        self.unkept: str | None = None
+        """Why new answers are not kept on disk (``None``: they are). The default store is a
+        cache in ``$WHATIF_HOME``: when the home is read-only, full or blocked by a file, answers
+        are kept in memory for this process only; a ``--store`` the user chose fails instead."""
+        self.best_effort = not path
+        """The default store (no path given): its failures to write are not errors."""
+        try:
+            self._open(self.path)
+        except NotWritable as exc:
+            if not self.best_effort:
+                raise
+            self._in_memory(exc)
+
+    def _in_memory(self, why: NotWritable) -> None:
+        """Go on with an empty store in memory (answers kept on disk so far stay there)."""
+        self.unkept = (f"The run store {self.path} cannot keep answers ({why.reason}); this run "
+                       "keeps them in memory only, so a rerun computes them again. Make "
+                       "$WHATIF_HOME writable (or free space there) or pass --store FILE.")
+        with contextlib.suppress(AttributeError, sqlite3.Error):
+            self.db.close()
+        self._open(":memory:")
+
+    def _open(self, path: Path | str) -> None:
+        if path != ":memory:":
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                why = f"cannot create its folder {Path(path).parent}: {exc.strerror or exc}"
+                raise NotWritable(f"The run store {path} {why}. Choose a --store location you "
+                                  "can write to.", why) from None
         with self._guard():
-            self.db = sqlite3.connect(self.path, timeout=self.lock_timeout, isolation_level=None)
+            self.db = sqlite3.connect(path, timeout=self.lock_timeout, isolation_level=None)
             self.db.create_function("row_checksum", 3, row_checksum, deterministic=True)
             self.db.create_function("row_sound", 4, _row_sound, deterministic=True)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -144,6 +173,16 @@ class RunStore:
         stored = Response.from_json(secrets.redact_value(response.to_json()))
         ok = 1 if stored.error is None else 0
         text = json.dumps(stored.to_json(), ensure_ascii=False)
+        try:
+            self._put(key, backend, item_id, ok, text)
+        except NotWritable as exc:
+            if not self.best_effort or self.unkept:
+                raise
+            self._in_memory(exc)  # the home filled up or went read-only during the run
+            self._put(key, backend, item_id, ok, text)
+        return stored
+
+    def _put(self, key: str, backend: str, item_id: str, ok: int, text: str) -> None:
         with self._guard():
             self.db.execute(
                 "INSERT INTO responses (key, backend, item_id, ok, response, created, checksum) "
@@ -154,7 +193,6 @@ class RunStore:
                 (key, secrets.redact(backend), item_id, ok, text, time.time(),
                  row_checksum(key, ok, text)),
             )
-        return stored
 
     def count(self) -> int:
         """Number of stored responses."""

@@ -14,6 +14,15 @@ from whatifbench.errors import WhatifError
 ANOTHER = "or pass --store with another file for this run"
 
 
+class NotWritable(WhatifError):
+    """The store cannot be written: read-only, not to be opened or created, or its disk full."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        """Why, in a few words (the SQLite message)."""
+
+
 def store_error(path: Path, exc: sqlite3.DatabaseError, lock_timeout: float) -> WhatifError:
     """The ``WhatifError`` for a failed SQLite operation on the store at ``path``."""
     name = getattr(exc, "sqlite_errorname", "") or ""
@@ -26,11 +35,10 @@ def store_error(path: Path, exc: sqlite3.DatabaseError, lock_timeout: float) -> 
             f"store: wait until that process finishes and run the same command again, {ANOTHER}."
         )
     if name.startswith("SQLITE_READONLY") or "readonly" in why:
-        return WhatifError(
+        return NotWritable(
             f"The run store {path} cannot be written ({why}): the file or its folder is "
             "read-only. The store is kept as it is; make the file and its folder writable, "
-            f"{ANOTHER}."
-        )
+            f"{ANOTHER}.", why)
     if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in why \
             or "not a database" in why:
         return WhatifError(
@@ -40,16 +48,14 @@ def store_error(path: Path, exc: sqlite3.DatabaseError, lock_timeout: float) -> 
             f"--store recovered.sqlite; {ANOTHER.removeprefix('or ')} to start afresh."
         )
     if name.startswith("SQLITE_FULL") or "disk is full" in why:
-        return WhatifError(
+        return NotWritable(
             f"The disk holding the run store {path} is full ({why}). The answers stored so far "
             f"are kept; free some space and run the same command again, {ANOTHER} on another "
-            "disk."
-        )
+            "disk.", why)
     if name.startswith("SQLITE_CANTOPEN") or "unable to open" in why:
-        return WhatifError(
+        return NotWritable(
             f"Cannot open the run store {path} ({why}): check that its folder exists and can be "
-            f"written, {ANOTHER}."
-        )
+            f"written, {ANOTHER}.", why)
     return WhatifError(
         f"The run store {path} could not be used ({type(exc).__name__}: {why}). It is left "
         f"untouched; run the same command again, {ANOTHER}."

@@ -33,6 +33,7 @@ from whatifbench.analysis.audit.baselines import SEED
 from whatifbench.analysis.audit.metadata import MetaView, shuffled
 from whatifbench.analysis.audit.probes import ProbeOutcome, image_layout, row_probe
 from whatifbench.analysis.audit.text import normal, tokens
+from whatifbench.core.readfile import read_bytes
 from whatifbench.scenes.palette import RGB
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -70,7 +71,7 @@ class FileFacts:
 def file_facts(path: Path) -> FileFacts | None:
     """The structure of the file at ``path`` (``None`` when it cannot be read)."""
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except OSError:
         return None
     if not data.startswith(PNG):

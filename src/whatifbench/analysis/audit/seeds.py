@@ -27,6 +27,9 @@ from whatifbench.metrics.stats import percent, wilson_ci
 
 RESERVED = ("out", "seed", "overwrite")
 """Generator options ``--seeds`` sets itself."""
+MAX_SEEDS = 1000
+"""Most seeds one audit takes: each is a dataset generated and audited (seconds each), and the
+list is built before any work, so ``--seeds 0-999999999`` must be refused, not expanded."""
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -36,9 +39,18 @@ def parse_seeds(text: str) -> list[int]:
         try:
             if "-" in part.lstrip("-"):
                 low, high = (int(x) for x in part.split("-", 1))
+                if high - low + 1 > MAX_SEEDS - len(seeds):
+                    raise WhatifError(
+                        f"--seeds {text!r} names {max(0, high - low + 1) + len(seeds):,} seeds "
+                        f"(the range {part} alone {max(0, high - low + 1):,}); an audit takes at "
+                        f"most {MAX_SEEDS:,}, each generated and audited in turn. Give fewer, "
+                        "e.g. --seeds 0-49.")
                 seeds += list(range(low, high + 1))
             else:
                 seeds.append(int(part))
+            if len(seeds) > MAX_SEEDS:
+                raise WhatifError(f"--seeds {text!r} names more than {MAX_SEEDS:,} seeds; an "
+                                  f"audit takes at most {MAX_SEEDS:,}. Give fewer.")
         except ValueError:
             raise WhatifError(f"--seeds {text!r}: {part!r} is not a seed; give whole numbers "
                               "separated by commas, e.g. --seeds 7,8,9 (or a range: 7-9).") \
@@ -77,9 +89,15 @@ def param_tokens(parser: argparse.ArgumentParser, params: Sequence[str]) -> list
     """``-p key=value`` as the generator's command-line words (``--key value``)."""
     options = parser._option_string_actions
     words: list[str] = []
+    given: dict[str, str] = {}
     for param in params:
         key, has_value, value = param.partition("=")
         option = "--" + key.strip().replace("_", "-")
+        if option in given:
+            raise WhatifError(f"-p {option[2:].replace('-', '_')} is given twice (-p "
+                              f"{given[option]} and -p {param}); give each generator option "
+                              "once.")
+        given[option] = param
         action = options.get(option)
         if key.strip().replace("-", "_") in RESERVED:
             raise WhatifError(f"-p {param}: --seeds sets the generator's {key} itself; leave it "
@@ -110,6 +128,8 @@ def audit_generator(name: str, seeds: Sequence[int], params: Sequence[str] = (),
 
     tool, parser = generator_parser(name)
     words = param_tokens(parser, params)
+    for seed in seeds:  # every value checked by the generator's parser before any work
+        parser.parse_args(["--out", "-", "--seed", str(seed), *words])
     results = []
     root = Path(tempfile.mkdtemp(prefix="whatif-audit-seeds-"))
     try:

@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from whatifbench.core.fsutil import dumps, write_text_atomic
+from whatifbench.core.fsutil import dumps, write_cache
+from whatifbench.core.readfile import read_text
 from whatifbench.runner.store import whatif_home
 
 AUDIT_VERSION = "3"
@@ -27,14 +28,13 @@ def load_audit(items_sha256: str) -> dict[str, Any] | None:
     """The cached audit (the object ``whatif audit --json`` prints), or ``None`` when the dataset
     has not been audited by this version (or the file does not read as one)."""
     try:
-        data = json.loads(audit_path(items_sha256).read_text(encoding="utf-8"))
+        data = json.loads(read_text(audit_path(items_sha256)))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("blind"), dict) else None
 
 
-def save_audit(items_sha256: str, result: dict[str, Any]) -> Path:
-    """Cache an audit result (atomically); returns the file written."""
-    path = audit_path(items_sha256)
-    write_text_atomic(path, dumps(result))
-    return path
+def save_audit(items_sha256: str, result: dict[str, Any]) -> bool:
+    """Cache an audit result (atomically); False when the home could not keep it (read-only,
+    full, blocked: best-effort, ``core.fsutil.write_cache``)."""
+    return write_cache(audit_path(items_sha256), dumps(result).encode("utf-8"))

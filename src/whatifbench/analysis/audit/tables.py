@@ -7,7 +7,7 @@ from typing import Any
 
 from whatifbench.analysis.audit.flags import rule_text
 from whatifbench.analysis.audit.pairs import RULES
-from whatifbench.report.table import Table, fmt
+from whatifbench.report.table import Table, fmt, fmt_p
 
 FLAG_NOTE = (f"{rule_text()}: this part can be passed without the image.")
 
@@ -32,8 +32,8 @@ def _interval(values: Any) -> str:
 
 
 def _p(value: Any) -> str:
-    """A p-value for a table: two significant digits, ``–`` when there is none."""
-    return "–" if value is None else f"{float(value):.2g}"
+    """A p-value for a table, as the run tables print it (``report.table.fmt_p``)."""
+    return fmt_p(None if value is None else float(value))
 
 
 def headline(result: dict[str, Any]) -> str:

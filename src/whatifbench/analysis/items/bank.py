@@ -19,6 +19,7 @@ import numpy as np
 
 from whatifbench.analysis.items.estimate import Units
 from whatifbench.analysis.items.irt import A_PRIOR, D_PRIOR, Fit, fit_2pl
+from whatifbench.core.readfile import NotRegularFile, read_text
 from whatifbench.errors import WhatifError
 
 FORMAT = "whatifbench-item-bank"
@@ -105,9 +106,11 @@ def load_bank(path: str | Path) -> Bank:
     path = Path(path)
     fix = "Write one with 'whatif items DATASET RUN... --bank FILE'."
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except FileNotFoundError:
         raise WhatifError(f"The item bank {path} does not exist. {fix}") from None
+    except NotRegularFile as exc:
+        raise WhatifError(f"The item bank {exc}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise WhatifError(f"The item bank {path} is not a JSON file ({exc}). {fix}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:

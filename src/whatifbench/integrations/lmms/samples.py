@@ -17,6 +17,7 @@ from typing import Any
 from whatifbench.core.dataset import MAX_LISTED, Dataset, iter_jsonl, problems_message
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import image_labels, prompts
 from whatifbench.integrations.lmms.export import PAIRED, task_name
@@ -138,7 +139,7 @@ def run_config(path: Path, task: str | None) -> dict[str, Any]:
     if not results.is_file():
         return {}
     try:
-        data = loads(results.read_text(encoding="utf-8"))
+        data = loads(read_text(results))
         config = data.get("config") or {}
         task_config = (data.get("configs") or {}).get(task or "", {})
     except (ValueError, AttributeError):

@@ -9,6 +9,7 @@ from typing import Any
 
 from PIL import Image
 
+from whatifbench.core.images import open_image
 from whatifbench.core.requests import Request
 from whatifbench.errors import WhatifError
 from whatifbench.models.hf.loading import PLAIN_PROMPT_TYPES, Loaded
@@ -178,7 +179,7 @@ def load_images(paths: Sequence[str]) -> list[Image.Image]:
     """RGB images from paths (files closed)."""
     out = []
     for path in paths:
-        with Image.open(path) as img:
+        with open_image(path) as img:
             out.append(img.convert("RGB"))
     return out
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.models.shared_args import reject_unknown
 
@@ -134,7 +135,7 @@ def checkpoint_folder(spec: str) -> tuple[Path, dict[str, Any]]:
         )
     config_path = folder / "config.json"
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
+        config = json.loads(read_text(config_path))
     except FileNotFoundError:
         raise WhatifError(
             f"{spec}: {folder} has no config.json, so it is not a transformers checkpoint folder."

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.requests import Request, Turn
 from whatifbench.models.openai_compat.options import OpenAIOptions
 
@@ -36,8 +37,7 @@ class RankingUnsupported(Exception):
 def data_url(path: str) -> str:
     """An image file as a base64 data URL."""
     mime = mimetypes.guess_type(path)[0] or "image/png"
-    with open(path, "rb") as handle:
-        return f"data:{mime};base64,{base64.b64encode(handle.read()).decode('ascii')}"
+    return f"data:{mime};base64,{base64.b64encode(read_bytes(path)).decode('ascii')}"
 
 
 def placeholder(path: str) -> str:

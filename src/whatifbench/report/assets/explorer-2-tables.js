@@ -52,9 +52,9 @@
     const firstRef = t.rows.length - (t.ref || 0);  // reference rows (chance, blind) come last
     const body = t.rows.map((row, r) => h("tr", {class: r >= firstRef ? "ref" : null},
       row.map((c, i) => i === 0 ? h("td", null, c) : cellNode(c, inCells.has(i)))));
-    return h("div", {class: "table"},
+    return h("div", null, h("div", {class: "table scroll"},
       h("table", {class: "results"}, h("caption", null, t.title), h("thead", null, head),
-        h("tbody", null, body)),
+        h("tbody", null, body))),
       t.notes.map((n) => h("p", {class: "note"}, n)));
   }
 
@@ -89,7 +89,8 @@
     for (const ds of datasets) {
       out.push(...datasetHead(ds));
       const rank = ds.d.ranking;
-      out.push(h("table", {class: "ranking"}, h("caption", null, `Ranking by ${rank.metric}`),
+      out.push(h("div", {class: "table"}, h("table", {class: "ranking"},
+        h("caption", null, `Ranking by ${rank.metric}`),
         h("thead", null, h("tr", null, ["#", "model", "value", "95% interval"].map(
           (c) => h("th", null, c)))),
         h("tbody", null, rank.rows.map((r, i) => h("tr", null, h("td", null,
@@ -98,13 +99,14 @@
           h("td", {class: "num"}, r.ci ? `${fmt(r.ci[0], 1)} – ${fmt(r.ci[1], 1)}` : "–"))),
         (ds.d.reference || []).map((r) => h("tr", {class: "ref"}, h("td", null, ""),
           h("td", null, r.label), h("td", {class: "num"}, fmt(r.value, 1)),
-          h("td", {class: "num"}, "–"))))));
+          h("td", {class: "num"}, "–")))))));
       const eyes = ds.runs.some((run) => run.r.eyes.n > 0);
       const unjudged = ds.runs.some((run) => run.r.counts.not_judged > 0);
       const cols = ["model", "items", "wrong", ...(unjudged ? ["not judged"] : []),
         "parse failures", "errors", "flagged"];
       if (eyes) cols.push("believes its eyes");
-      out.push(h("table", {class: "counts"}, h("caption", null, "Answers per run"),
+      out.push(h("div", {class: "table"}, h("table", {class: "counts"},
+        h("caption", null, "Answers per run"),
         h("thead", null, h("tr", null, cols.map((c) => h("th", null, c)))),
         h("tbody", null, ds.runs.map((run) => {
           const c = run.r.counts;
@@ -117,7 +119,7 @@
               h("td", {class: "num" + (v > 0 ? " bad" : "")}, v)),
             eyes ? h("td", {class: "num", title: `${e.k} of ${e.n} counterfactual errors`},
               e.n ? `${fmt(e.share, 1)}% (${e.k}/${e.n})` : "–") : null);
-        }))));
+        })))));
       if (unjudged) {
         out.push(h("p", {class: "note"}, "Not judged = free-text answers (MuCR's Exp) that no " +
           "judge scored: not counted as wrong and left out of every accuracy; the note under " +

@@ -57,12 +57,12 @@
         signed(diff(c), 1)),
       h("td", {class: "num"}, `${signed(ci(c)[0], 1)} to ${signed(ci(c)[1], 1)}`),
       h("td", {class: "num"}, p(c.mcnemar_p)), h("td", {class: "num"}, p(c.p_holm)));
-    return [h("table", {class: "results stats", id: "paired-stats"},
+    return [h("div", {class: "table"}, h("table", {class: "results stats", id: "paired-stats"},
       h("caption", null, "Paired comparison: A − B"),
       h("thead", null, h("tr", null, ["slice", "items", "A %", "B %", "A − B", "95% interval",
         "p", "p (Holm)"].map((c) => h("th", null, c)))),
       h("tbody", null, row("all", found),
-        (found.by_slice || []).map((sl) => row(`${sl.key}: ${sl.value}`, sl)))),
+        (found.by_slice || []).map((sl) => row(`${sl.key}: ${sl.value}`, sl))))),
     h("p", {class: "note"}, "A − B in points on the items both runs scored, Newcombe's 95% paired " +
       "interval; p = exact McNemar test (a sign-flip test over pairs); Holm-adjusted over every " +
       "comparison of this dataset (the slices over every slice comparison).")];

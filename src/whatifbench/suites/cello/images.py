@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from whatifbench.core.dataset import DatasetWriter, sort_images
+from whatifbench.core.readfile import read_bytes
 from whatifbench.errors import WhatifError
 
 SUBFOLDERS = ("", "VG_100K", "VG_100K_2")
@@ -62,5 +63,5 @@ def copy_images(writer: DatasetWriter, folder: Path, ids: Iterable[int]) -> dict
         raise WhatifError(f"In the image folder {folder}, " + "; ".join(parts) + ". Pass the "
                           "folder holding the Visual Genome images <img_id>.jpg (or its "
                           "VG_100K / VG_100K_2 sub-folders) and replace damaged files.")
-    return {img_id: writer.add_image(f"{img_id}.jpg", path.read_bytes())
+    return {img_id: writer.add_image(f"{img_id}.jpg", read_bytes(path))
             for img_id, path in found.items() if path is not None}

@@ -22,6 +22,7 @@ from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.jsonfile import jsonl_lines, loads
 from whatifbench.core.outputs import check_output
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cfmm.pairs import pair_facts, pair_items
@@ -49,7 +50,7 @@ def read_records(path: Path, fmt: str) -> tuple[list[PairRecord], list[str], lis
     invalid lines too.
     """
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         raise WhatifError(f"The file {path} does not exist; check the path.") from None
     except IsADirectoryError:
@@ -180,14 +181,14 @@ def import_cfmm(out: str | Path, *, images: str | Path, jsonl: str | Path | None
         for record in records:
             rel = record.image
             if rel not in copied:
-                copied[rel] = writer.add_image(rel, (images / rel).read_bytes())
+                copied[rel] = writer.add_image(rel, read_bytes(images / rel))
             items += pair_items(record, copied[rel], {"source": f"{path.name}:{record.line}"})
         writer.add_items(items)
         card = writer.finish(
             name=name, suite="cfmm", version=IMPORTER_VERSION,
             generator={"name": "import:cfmm", "params": {
                 "format": fmt, "file": path.name,
-                "file_sha256": sha256_bytes(path.read_bytes()), "images": len(copied)}},
+                "file_sha256": sha256_bytes(read_bytes(path)), "images": len(copied)}},
             seed=None, extra=pair_facts(items),
         )
     return card

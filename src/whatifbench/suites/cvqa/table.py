@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.csvtext import csv_text
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 HEADER = ("img_path", "query", "answer", "new query", "new answer", "type")
@@ -34,7 +35,7 @@ def read_table(path: Path, release: str) -> tuple[list[tuple[int, list[str]]], s
     ``release`` names the table in that message (``C-VQA-Real``, ``C-VQA-Synthetic``).
     """
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text = read_text(path, "utf-8-sig")
     except FileNotFoundError:
         raise WhatifError(f"The CSV file {path} does not exist; check the --csv path.") from None
     except IsADirectoryError:

@@ -25,6 +25,7 @@ from whatifbench.core.dataset import DatasetWriter, check_image, problems_messag
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import iter_objects
 from whatifbench.core.namekey import name_key
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.scenes.opaque import Namer, Telling
@@ -164,7 +165,7 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
     if message is not None:
         (warn or (lambda text: print(text, file=sys.stderr)))(message)
     with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
-        rel = {name: writer.add_image(dataset_name(name, namer), path.read_bytes())
+        rel = {name: writer.add_image(dataset_name(name, namer), read_bytes(path))
                for name, path in sources.items()}
         items = make_items(records, rel, seed, jsonl.name)
         telling = Telling(namer.key)

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
+from whatifbench.core.images import open_image
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import COLORS, RELEASE_COLORS, RGB, composite, nearest
 
@@ -42,7 +42,7 @@ class Colors:
 
 def load(path: str | Path) -> Colors:
     """Read an image as colour labels (palette images keep their indices)."""
-    with Image.open(path) as img:
+    with open_image(path) as img:
         img.load()
         if img.mode == "P" and img.info.get("transparency") is None:
             pal = img.getpalette() or []

@@ -20,10 +20,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
 
 from whatifbench.core.composite import GAP as TILE_GAP
 from whatifbench.core.composite import LABEL_HEIGHT, TILE
+from whatifbench.core.images import open_image
 from whatifbench.scenes.bodies import MOTION_GAP, Body, World
 from whatifbench.scenes.palette import COLORS
 
@@ -38,7 +38,7 @@ _PACKED = {(r << 16) | (g << 8) | b: name for name, (r, g, b) in COLORS.items()}
 
 def load_rgb(path: str | Path) -> np.ndarray:
     """An image file as an ``(height, width, 3)`` array."""
-    with Image.open(path) as img:
+    with open_image(path) as img:
         return np.asarray(img.convert("RGB"))
 
 

@@ -100,11 +100,12 @@ class DepthModel(Backend):
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[int, Response]]:
         """The median depth of each request's image."""
         import torch
-        from PIL import Image
+
+        from whatifbench.core.images import open_image
 
         processor, model = self.load()
         for i, request in enumerate(requests):
-            with Image.open(request.images[0]) as img:
+            with open_image(request.images[0]) as img:
                 image = img.convert("RGB")
             inputs = processor(images=image, return_tensors="pt")
             with torch.inference_mode():

@@ -17,7 +17,8 @@ from typing import Any
 
 from PIL import Image
 
-from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic
+from whatifbench.core.fsutil import cached_file
+from whatifbench.core.images import open_image
 from whatifbench.core.item import Item
 from whatifbench.runner.store import whatif_home
 
@@ -64,7 +65,7 @@ class ItemContext:
     def image(self, index: int) -> Image.Image:
         """The RGB image (loaded once)."""
         if index not in self._images:
-            with Image.open(self.paths[index]) as img:
+            with open_image(self.paths[index]) as img:
                 self._images[index] = img.convert("RGB")
         return self._images[index]
 
@@ -74,7 +75,7 @@ class ItemContext:
             if index in self._images:
                 self._sizes[index] = self._images[index].size
             else:
-                with Image.open(self.paths[index]) as img:
+                with open_image(self.paths[index]) as img:
                     self._sizes[index] = img.size
         return self._sizes[index]
 
@@ -105,12 +106,8 @@ class ItemContext:
         buf = io.BytesIO()
         self.crop(view).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()
-        folder = whatif_home() / "program-crops"
-        path = folder / f"{hashlib.sha256(data).hexdigest()}.png"
-        if not path.exists():
-            ensure_dir(folder)
-            write_bytes_atomic(path, data)
-        return str(path)
+        path = whatif_home() / "program-crops" / f"{hashlib.sha256(data).hexdigest()}.png"
+        return str(cached_file(path, lambda: data))
 
 
 class ToolProblem(Exception):

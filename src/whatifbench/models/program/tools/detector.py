@@ -116,10 +116,11 @@ class DetectorModel(Backend):
         import inspect
 
         import torch
-        from PIL import Image
+
+        from whatifbench.core.images import open_image
 
         queries = json.loads(request.prompt)
-        with Image.open(request.images[0]) as img:
+        with open_image(request.images[0]) as img:
             image = img.convert("RGB")
         processor, model = self._processor, self._model
         text = getattr(model.config, "text_config", None)

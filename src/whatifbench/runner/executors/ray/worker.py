@@ -20,6 +20,7 @@ from typing import Any
 
 from whatifbench import __version__
 from whatifbench.core.protocol import ABLATIONS
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.errors import WhatifError
 
@@ -198,7 +199,7 @@ def ship(requests: Sequence[Request], digest: Any, sent: set[str],
             name = content_name(digest(path), path)
             rename[path] = name
             if name not in sent:
-                images[name] = Path(path).read_bytes()
+                images[name] = read_bytes(path)
                 sent.add(name)
     shipped = tuple(map_images(r, rename) if r.images else r for r in requests)
     return shipped, images

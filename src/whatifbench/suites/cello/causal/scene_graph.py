@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from whatifbench.core.dataset import problems_message
+from whatifbench.core.images import open_image
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 Number = int | float
@@ -67,7 +67,7 @@ class SceneGraph:
 
 def _read_json(path: Path, what: str) -> Any:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise WhatifError(f"The {what} file {path} does not exist; check the path.") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -218,7 +218,7 @@ def load_image_sizes(path: str | Path) -> dict[int, tuple[int, int]]:
 def image_size(path: Path) -> tuple[int, int] | None:
     """``(width, height)`` read from an image file's header, or ``None`` if unreadable."""
     try:
-        with Image.open(path) as img:
+        with open_image(path) as img:
             return img.size
     except (OSError, ValueError):
         return None

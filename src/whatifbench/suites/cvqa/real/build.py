@@ -23,6 +23,7 @@ from whatifbench.core.dataset import IMAGES, DatasetWriter, check_image
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
@@ -179,7 +180,7 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
     with DatasetWriter(out, overwrite, sources) as writer:
         for cand, outcome in kept:
             if not writer.has_image(cand.image):
-                writer.add_image(cand.image, (images / cand.image).read_bytes())
+                writer.add_image(cand.image, read_bytes(images / cand.image))
             writer.add_items(outcome.items)
         (writer.stage / LOG).write_text("".join(dumps(o.log) + "\n" for o in results),
                                         encoding="utf-8")

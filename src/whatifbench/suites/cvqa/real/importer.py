@@ -8,6 +8,7 @@ from pathlib import Path
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, sort_images
 from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa.real.release import KIND, Row, pair_items, read_release
@@ -66,7 +67,7 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path, *,
         stored: dict[str, str] = {}
         for index, row in kept:
             if row.image not in stored:
-                stored[row.image] = writer.add_image(row.image, (images / row.image).read_bytes())
+                stored[row.image] = writer.add_image(row.image, read_bytes(images / row.image))
             meta = {"image": row.image, "type": row.type, "row": index}
             provenance = {"source": "C-VQA-Real release", "csv": csv_path.name, "line": row.line,
                           "answers": "human-annotated (C-VQA §3.1–3.2)"}

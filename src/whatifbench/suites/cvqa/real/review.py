@@ -16,6 +16,7 @@ from typing import Any
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
 from whatifbench.core.item import Item
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet, SheetRow
@@ -104,7 +105,7 @@ class CvqaRealReviewer(Reviewer):
                               "write.")
         with DatasetWriter(out, overwrite) as writer:
             for rel in dict.fromkeys(i.images[0] for i in kept):
-                writer.copy_file(rel, dataset.image_path(rel).read_bytes())
+                writer.copy_file(rel, read_bytes(dataset.image_path(rel)))
             writer.add_items(kept)
             card = dataset.card
             return writer.finish(

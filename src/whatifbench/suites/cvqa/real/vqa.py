@@ -21,6 +21,7 @@ from typing import Any
 from whatifbench.answers.numbers import WORD_VALUES
 from whatifbench.core.dataset import problems_message
 from whatifbench.core.jsonfile import loads
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 
 DEFAULT_MIN_AGREEMENT = 8
@@ -56,7 +57,7 @@ def normalise_answer(answer: str) -> str:
 
 def _read_json(path: Path, what: str) -> Any:
     try:
-        return loads(Path(path).read_text(encoding="utf-8"))
+        return loads(read_text(path))
     except FileNotFoundError:
         raise WhatifError(f"The {what} file {path} does not exist; check the path.") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -9,6 +9,7 @@ from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, problems_message, sort_images
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa.synthetic.options import LETTERS
@@ -67,7 +68,7 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path,
             "the folder and run the command again."))
     with DatasetWriter(out, overwrite, inputs=(csv_path, images)) as writer:
         for row in rows:
-            writer.add_image(row.img_path, (images / row.img_path).read_bytes())
+            writer.add_image(row.img_path, read_bytes(images / row.img_path))
             writer.add_items(row_items(row, csv_path.name))
         return writer.finish(
             name="cvqa-synthetic", suite="cvqa-synthetic", version=IMPORTER_VERSION,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whatifbench.core.dataset import problems_message
+from whatifbench.core.readfile import read_text
 from whatifbench.errors import WhatifError
 from whatifbench.suites.mucr.records import (
     CATEGORIES,
@@ -64,7 +65,7 @@ def read_captions(path: str | Path, default_style: str = "photograph") -> list[C
     """The caption pairs of ``path``; one ``WhatifError`` listing every problem otherwise."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text(path, "utf-8-sig")
     except FileNotFoundError:
         raise WhatifError(f"The captions file {path} does not exist; pass a CSV file with "
                           "--captions.") from None

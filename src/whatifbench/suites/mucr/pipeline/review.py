@@ -23,6 +23,7 @@ from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
 from whatifbench.core.item import Item
 from whatifbench.core.namekey import name_key
 from whatifbench.core.private import read_private
+from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet
@@ -207,7 +208,7 @@ def _write(dataset: Dataset, candidates: dict[str, dict[str, list[str]]],
             for side, path in (("cause", record.cause_image), ("effect", record.effect_image)):
                 # opaque (scenes.opaque): "<pair>-cause.png" would give C2E/E2C answers away
                 name = namer.file(record.id, side, suffix=Path(path).suffix)
-                files[name] = writer.add_image(name, dataset.image_path(path).read_bytes())
+                files[name] = writer.add_image(name, read_bytes(dataset.image_path(path)))
                 telling.add("images", files[name], f"{record.id}-{side}")
                 names[side] = name
             final.append(replace(record, cause_image=names["cause"],
