@@ -69,7 +69,7 @@ def make_runs(dataset: Path, out: Path, n: int) -> Path:
     specs += [("builtin:random", {"seed": k}) for k in range(n - len(specs))]
     for k, (spec, args) in enumerate(specs[:n]):
         found = api.run_all([dataset], [spec], args, options=RunOptions(progress=False))
-        runs += [replace(r, spec={**r.spec, "model_name": f"m{k:02d} {spec}"}) for r in found]
+        runs += [replace(r, spec=replace(r.spec, model_name=f"m{k:02d} {spec}")) for r in found]
     api.write_outputs(out, runs)
     return out
 

@@ -25,7 +25,7 @@ def random_runs(dataset: Path, out: Path, n: int = 24) -> Path:
     for k in range(n):
         found = api.run_all([dataset], ["builtin:random"], {"seed": k},
                             options=RunOptions(progress=False))
-        runs += [replace(r, spec={**r.spec, "model_name": f"random{k}"}) for r in found]
+        runs += [replace(r, spec=replace(r.spec, model_name=f"random{k}")) for r in found]
     api.write_outputs(out, runs)
     return out
 

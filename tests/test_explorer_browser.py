@@ -313,9 +313,9 @@ def test_errors_are_counted_filtered_shown_and_the_run_spec_is_readable(
     page.click("nav button[data-view=runs]")
     spec = page.inner_text("main")
     [run] = runs
-    dataset = run.spec["dataset"]
+    dataset = run.spec.to_json()["dataset"]
     for fact in (dataset["name"], dataset["version"], dataset["path"], dataset["items_sha256"],
-                 "test:flaky", "zero-shot", str(run.spec["git_revision"] or "")):
+                 "test:flaky", "zero-shot", str(run.spec.git_revision or "")):
         assert fact in spec, fact
     execution = page.locator("dl.spec dt", has_text="execution").first.locator(
         "xpath=following-sibling::dd[1]").inner_text()

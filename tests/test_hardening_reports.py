@@ -112,7 +112,7 @@ def test_unknown_spec_fields_are_not_copied_and_huge_results_are_refused(
     """A 500 MB results.json peaked at 2.6 GB and its unknown spec field went whole into a
     524 MB report.html (issue 32, item 7): unknown fields are dropped, known texts are cut on
     the page, and a results file far beyond what whatif writes is refused up front."""
-    from whatifbench.runner import results as results_module
+    from whatifbench.core.records import results_file as results_module
 
     ds = make_choice_dataset(tmp_path / "ds")
     run = tmp_path / "run"
@@ -137,12 +137,14 @@ def test_unknown_spec_fields_are_not_copied_and_huge_results_are_refused(
     assert not (tmp_path / "rep2").exists()
 
 
-def test_a_sealed_samples_file_reads_as_the_line_by_line_reader_reads_it(tmp_path: Path) -> None:
+def test_a_sealed_samples_file_reads_as_the_line_by_line_reader_reads_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``samples.jsonl`` with the digest its results.json records is read in one parse (issue
     32, item 11); the samples equal the line-by-line reader's, and a file that lost its seal
     (an edited line) still gets the line-by-line reader's message naming the line."""
+    from whatifbench.core.records import results_file
     from whatifbench.errors import WhatifError
-    from whatifbench.runner import results as results_module
+    from whatifbench.runner.results import load_runs
 
     ds = make_choice_dataset(tmp_path / "ds", n_pairs=6)
     run = tmp_path / "run"
@@ -151,17 +153,21 @@ def test_a_sealed_samples_file_reads_as_the_line_by_line_reader_reads_it(tmp_pat
     results = run / "results.json"
     data = json.loads(results.read_text())
     text = (run / "samples.jsonl").read_text()
-    sealed = results_module._sealed_samples(text, data["run_id"])
-    assert sealed is not None and len(sealed) == 2
-    line_by_line = results_module._read_samples(run / "samples.jsonl", results, data["run_id"])
+    assert results_file._all_at_once(text.split("\n")) is not None
+    sealed = results_file._read_samples(run / "samples.jsonl", results, data["run_id"],
+                                        data["samples_sha256"])
+    assert len(sealed) == 2
+    with monkeypatch.context() as m:
+        m.setattr(results_file, "_all_at_once", lambda lines: None)
+        line_by_line = results_file._read_samples(run / "samples.jsonl", results,
+                                                  data["run_id"], data["samples_sha256"])
     assert sealed == line_by_line
-    assert sealed == {(r.dataset, r.model): r.samples for r in results_module.load_runs(run)}
-    assert results_module._sealed_samples(text, "another-run") is None
+    assert sealed == {(r.dataset, r.model): r.samples for r in load_runs(run)}
     lines = text.split("\n")
     lines[3] = lines[3][:-1]  # a broken record
     (run / "samples.jsonl").write_text("\n".join(lines))
-    with pytest.raises(WhatifError, match=r"samples.jsonl:4 is not a sample record"):
-        results_module.load_runs(run)
+    with pytest.raises(WhatifError, match=r"samples.jsonl:4: not valid JSON"):
+        load_runs(run)
 
 
 def test_report_figures_are_remembered_and_a_broken_entry_is_computed_again(

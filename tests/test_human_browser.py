@@ -119,7 +119,7 @@ def test_two_annotators_at_once_and_hostile_text_is_shown_as_text(browser: Any, 
         server.server_close()
     assert problems == []
     runs = api.human_runs(dataset, api.stored_answers(dataset), {"source": "app"})
-    names = [r.spec["model_name"] for r in runs]
+    names = [r.spec.model_name for r in runs]
     # two people: no majority row (with two, any disagreement would be a tie)
     assert names == ["human: alice", "human: bob"]
     assert all(r.n_items >= 4 for r in runs[:2])

@@ -83,7 +83,7 @@ def test_three_annotator_sheet_matches_an_independent_computation(tmp_path: Path
     items = {i.id: i for i in dataset.items}
     rows = _sheet(ds_dir, tmp_path / "sheet.csv")
     done = api.import_sheet(dataset, tmp_path / "sheet.csv", tmp_path / "run")
-    runs = {r.spec["human"]["annotator"]: r for r in done.runs}
+    runs = {r.spec.human.annotator: r for r in done.runs}
     assert list(runs) == [*ANNOTATORS, "majority"]
     results = json.loads((tmp_path / "run" / "results.json").read_text())["runs"]
     assert [r["spec"]["model_name"] for r in results] == [
@@ -258,7 +258,7 @@ def test_two_annotators_are_each_shown_with_their_agreement_and_no_majority(
     _people_sheet(ds_dir, tmp_path / "sheet.csv",
                   {"ann1": {0, 7, 12, 20, 25}, "ann2": {0, 7, 12, 3, 9, 15, 21, 28}})
     people = api.import_sheet(dataset, tmp_path / "sheet.csv", tmp_path / "people").runs
-    assert [r.spec["model_name"] for r in people] == ["human: ann1", "human: ann2"]
+    assert [r.spec.model_name for r in people] == ["human: ann1", "human: ann2"]
     for run, right in zip(people, (25, 22), strict=True):
         hits = sum(bool(s.correct) for s in run.samples)
         assert hits == right and round(100 * hits / 30, 1) in (83.3, 73.3)
@@ -287,7 +287,7 @@ def test_a_majority_needs_three_answers_and_ties_are_left_out_not_failures(
                   {"a": {0}, "b": {0}, "c": set(), "d": {5}})
     runs = api.import_sheet(dataset, tmp_path / "sheet.csv", tmp_path / "people").runs
     majority = runs[-1]
-    assert majority.spec["model_name"] == "human (majority)"
+    assert majority.spec.model_name == "human (majority)"
     assert majority.metrics["human"]["ties"] == 1
     assert majority.n_items == 11  # the tie is left out, not scored as an unparsed answer
     assert not any(s.unparsed for s in majority.samples)

@@ -129,7 +129,7 @@ def test_blank_sends_a_mid_grey_image_of_the_same_size_and_changes_the_cache_key
     result = evaluate(load_dataset(dataset), Recorder(), Protocol(), store,
                       RunOptions(progress=False, image_ablation="blank"))
     assert result.execution.from_store == len(blank) and result.execution.computed == 0
-    assert result.spec["image_ablation"] == {"kind": "blank", "checked": True}
+    assert result.spec.to_json()["image_ablation"] == {"kind": "blank", "checked": True}
     store.close()
 
 
@@ -261,7 +261,7 @@ def test_labels_always_name_the_ablation() -> None:
                "protocol": {"strategy": "cot"}})
     assert run_labels([full, blank]) == ["hf:/m/llava", "hf:/m/llava [image: blank]"]
     assert run_labels([blank]) == ["hf:/m/llava [image: blank]"]
-    assert run_labels([blank, cot]) == ["hf:/m/llava [image: blank, strategy=none]",
+    assert run_labels([blank, cot]) == ["hf:/m/llava [image: blank, strategy=zero-shot]",
                                         "hf:/m/llava [image: blank, strategy=cot]"]
 
 

@@ -310,7 +310,7 @@ def test_import_results_from_a_log_folder(kind_datasets, tmp_path: Path,  # noqa
     assert run["spec"]["source"]["samples"] == str(ours)
     # Another task's samples beside ours: ours is still found; two of ours must be chosen.
     fake_samples(logs / "model" / "20260101_000000_samples_other_task.jsonl", utils, rows)
-    assert import_lmms_eval(logs, data).run.spec["source"]["samples"] == str(ours)
+    assert import_lmms_eval(logs, data).run.spec.source["samples"] == str(ours)
     second = logs / "again" / f"20260102_000000_samples_{task.task}.jsonl"
     second.parent.mkdir()
     second.write_bytes(ours.read_bytes())

@@ -15,6 +15,7 @@ from whatifbench import api
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
+from whatifbench.core.records.spec import AblationRef
 from whatifbench.errors import EXIT_USER
 from whatifbench.integrations.replay import ReplayBackend, replay
 
@@ -81,7 +82,7 @@ def test_image_insensitive_from_ablated_runs(tmp_path: Path) -> None:
     full = replay(load_dataset(ds), ReplayBackend("replay:m", {}, with_image, "1"), {})
     blank = replay(load_dataset(ds), ReplayBackend("replay:m", {}, without, "2"), {})
     # what 'whatif run --image-ablation blank' records in the spec (runner.ablation)
-    blank = replace(blank, spec={**blank.spec, "image_ablation": {"kind": "blank"}})
+    blank = replace(blank, spec=replace(blank.spec, image_ablation=AblationRef("blank")))
     api.write_outputs(tmp_path / "runs", [full, blank])
     report = items_json(tmp_path, ds, tmp_path / "runs")
     rows = {i["id"]: i for i in report["items"]}

@@ -98,7 +98,7 @@ def test_four_metrics_hand_computed(tmp_path: Path) -> None:
     assert e.summary(run.n_items).startswith(
         "32 items, 0 from the store, 32 computed, 0 errors; judge: 11 calls (0 from the "
         "store, 11 computed, 0 errors), ")
-    judged = run.spec["judge"]
+    judged = run.spec.to_json()["judge"]
     assert judged["backend"]["spec"] == "test:judge" and judged["method"] == "text"
     assert judged["prompt"] == JUDGE_PROMPT and judged["weights"] == list(WEIGHTS)
     sample = next(s for s in run.samples if s.item_id == "2-exp")
@@ -114,7 +114,7 @@ def test_four_metrics_hand_computed(tmp_path: Path) -> None:
     other = api.run_all([ds], ["test:mucr-script"], store=store, options=RunOptions(
         progress=False, judge="test:judge", judge_args={"variant": 2}))[0]
     assert ScriptedModel.calls == model_calls and ScriptedJudge.calls == judge_calls + 11
-    assert other.spec["judge"]["backend"]["args"] == {"variant": 2}
+    assert other.spec.judge.backend.args == {"variant": 2}
     store.close()
 
 

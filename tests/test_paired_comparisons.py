@@ -149,8 +149,8 @@ def test_the_multimodal_gain_pairs_each_ablated_run_with_its_full_run() -> None:
     entries = comparisons_json([full, blank, other, cot])
     gain = [e for e in entries if e["kind"] == "multimodal-gain"]
     assert len(gain) == 1 and gain[0]["ablation"] == "blank"
-    assert gain[0]["a_label"] == "hf:/m [strategy=none]"  # the cot run tells them apart
-    assert gain[0]["b_label"] == "hf:/m [image: blank, strategy=none]"
+    assert gain[0]["a_label"] == "hf:/m [strategy=zero-shot]"  # the cot run tells them apart
+    assert gain[0]["b_label"] == "hf:/m [image: blank, strategy=zero-shot]"
 
 
 def test_results_json_and_report_md_carry_the_comparisons(tmp_path: Path) -> None:

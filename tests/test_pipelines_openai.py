@@ -93,7 +93,7 @@ def test_mucr_openai_judge(tmp_path: Path, fake_openai: Any, monkeypatch: pytest
     run = load_runs(tmp_path / "out")[0]
     assert run.metrics["exp"] == pytest.approx(7.0)
     assert run.metrics["n_judge_failures"] == 0
-    assert run.spec["judge"]["backend"]["spec"] == "openai:fake-vlm"
+    assert run.spec.judge.backend.spec == "openai:fake-vlm"
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert KEY not in json.dumps(results)
     _no_key_anywhere(tmp_path, whatif_home)

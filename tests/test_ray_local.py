@@ -130,7 +130,7 @@ def test_tiny_hf_model_gives_the_local_results(local_ray: Any, tiny_llava: Path,
         finally:
             backend.close()
     assert outputs(tmp_path / "a", local) == outputs(tmp_path / "b", remote)
-    assert remote[0].spec["backend"]["version"] == local[0].spec["backend"]["version"]
+    assert remote[0].spec.backend.version == local[0].spec.backend.version
     assert all(s.scores is not None and len(s.scores) == 4 for s in ranked.samples)
 
 

@@ -150,8 +150,8 @@ def test_the_run_spec_records_the_groups_a_limit_covered(tmp_path: Path) -> None
     ds = make_choice_dataset(tmp_path / "ds", n_pairs=10)
     run = api.run_all([load_dataset(ds)], ["builtin:random"], {}, Protocol(),
                       RunOptions(limit=6, progress=False), RunStore(tmp_path / "s.sqlite"))[0]
-    assert run.spec["selection"]["limit"] == 6
-    assert run.spec["selection"]["groups"] == {"abs_counting_1": 2, "abs_counting_2": 1}
+    assert run.spec.selection.limit == 6
+    assert run.spec.selection.groups == {"abs_counting_1": 2, "abs_counting_2": 1}
 
 
 def test_one_shot_demonstrations_come_from_outside_the_evaluated_set(tmp_path: Path) -> None:

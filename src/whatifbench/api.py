@@ -182,8 +182,8 @@ def run_all(datasets: Sequence[str | Path | Dataset], models: Sequence[str],
                 result = (evaluate if options.budget is None else _budgeted)(
                     dataset, backend, protocol, store, options)
                 if names[id(backend)]:
-                    result = replace(result, spec={**result.spec,
-                                                   "model_name": names[id(backend)]})
+                    result = replace(result, spec=replace(result.spec,
+                                                          model_name=names[id(backend)]))
                 results.append(result)
                 if on_result:
                     on_result(result)

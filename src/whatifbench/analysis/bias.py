@@ -19,13 +19,13 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from whatifbench.core.dataset import iter_jsonl, problems_message
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.core.readfile import read_text
+from whatifbench.core.records.spec import RunSpec
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.metrics import intervals
@@ -164,9 +164,9 @@ def run_pairs(run: Path, results: Sequence[RunResult] | None = None
     return {k: v for k, v in out.items() if v}
 
 
-def _dataset_images(spec: dict[str, Any]) -> dict[str, str]:
+def _dataset_images(spec: RunSpec) -> dict[str, str]:
     """``item id → first image`` from the dataset a run's spec names (empty if it is gone)."""
-    path = Path(str(spec.get("dataset", {}).get("path", ""))) / "items.jsonl"
+    path = Path(spec.dataset_path or "") / "items.jsonl"
     out: dict[str, str] = {}
     if path.is_file():
         for _, item in iter_jsonl(path):

@@ -45,14 +45,13 @@ class Card:
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Card:
-        """Read a card written by ``to_json`` (missing optional parts become empty)."""
-        return cls(
-            name=str(obj["name"]),
-            suite=str(obj["suite"]),
-            version=str(obj.get("version", "")),
-            generator=dict(obj.get("generator") or {}),
-            seed=obj.get("seed"),
-            counts=dict(obj.get("counts") or {}),
-            hashes=dict(obj.get("hashes") or {}),
-            extra=dict(obj.get("extra") or {}),
-        )
+        """Read a card written by ``to_json`` (missing optional parts become empty) through its
+        schema: a field of the wrong type is a ``SchemaError`` (a ``ValueError``) naming it."""
+        from whatifbench.core.records.schema import parse
+
+        card: Card = parse(cls, {
+            "name": str(obj["name"]), "suite": str(obj["suite"]),
+            "version": str(obj.get("version", "")), "generator": obj.get("generator") or {},
+            "seed": obj.get("seed"), "counts": obj.get("counts") or {},
+            "hashes": obj.get("hashes") or {}, "extra": obj.get("extra") or {}})
+        return card

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whatifbench.core.item import Item
+from whatifbench.core.records.score import Score
 
 if TYPE_CHECKING:
-    from whatifbench.core.suite import Sample
+    from whatifbench.core.records.run import RunResult
+    from whatifbench.core.records.sample import Sample
     from whatifbench.report.figures import FigureSpec
     from whatifbench.report.table import Table
-    from whatifbench.runner.results import RunResult
 
 ACCURACY = "accuracy"
 """The metric every suite reports over all its scored items."""
@@ -30,17 +31,11 @@ PAIRED_METRICS = ("original_accuracy", "counterfactual_accuracy", "drop", "pair_
 """What paired suites report (``metrics.paired.paired_metrics``), before accuracy."""
 
 
-@dataclass(frozen=True)
-class Headline:
-    """A run's value on the suite's headline metric (the explorer's ranking, the human
-    baseline's column, the best model)."""
-
-    value: float | None
-    """The value in percent; ``None`` when the run has nothing to compute it over."""
-    ci: tuple[float, float] | None
-    """Its 95 % interval, when the metrics hold one."""
-    name: str
-    """How the metric is named in tables (``acc+ (both questions of a pair right, %)``)."""
+def Headline(value: float | None, ci: tuple[float, float] | None, name: str,
+             method: str | None = None) -> Score:
+    """A run's value on the suite's headline metric, as a ``Score`` (the record's name before
+    scores were typed: ``Headline(value, ci, name)``)."""
+    return Score(value, tuple(ci) if ci else None, method, name=name)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -73,12 +68,25 @@ class SuiteContract:
     scoring_unit = "questions"
     """What one unit of ``unit_outcomes`` is, in words (model-vs-humans tables)."""
 
-    def headline(self, metrics: Mapping[str, Any]) -> Headline:
-        """The run's headline value, read from its ``metrics``."""
+    def headline(self, metrics: Mapping[str, Any]) -> Score:
+        """The run's headline value, read from its ``metrics`` (checked by the suite's
+        ``metrics_schema`` when they were read), with its interval and the interval's method."""
         ci = (metrics.get("ci95") or {}).get(self.headline_metric)
+        method = (metrics.get("ci95_method") or {}).get(self.headline_metric)
         value = metrics.get(self.headline_metric)
-        return Headline(value if isinstance(value, (int, float)) else None,
-                        tuple(ci) if ci else None, self.headline_name)
+        return Score(value if isinstance(value, (int, float)) else None,
+                     (ci[0], ci[1]) if ci else None, method if isinstance(method, str) else None,
+                     unit=self.scoring_unit, name=self.headline_name)
+
+    def headline_score(self, run: RunResult) -> Score:
+        """The run's headline as every shared table shows it: a budgeted run's estimated full
+        score (marked as an estimate, and of what), else ``headline(run.metrics)``."""
+        found = self.headline(run.metrics)
+        estimate = run.spec.estimate
+        if estimate is None or estimate.value is None:
+            return found
+        return Score(estimate.value, estimate.interval, estimate.interval_method,
+                     estimate.dataset_items, found.unit, found.name, estimate)
 
     def unit_outcomes(self, samples: Sequence[Sample]) -> dict[str, bool]:
         """Right or wrong per scoring unit (``scoring_unit``), for paired comparisons of a

@@ -17,6 +17,7 @@ from typing import Any
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.item import Item
+from whatifbench.core.records.spec import HumanRef
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
 from whatifbench.human.alpha import alpha
@@ -91,7 +92,8 @@ def _annotator_run(dataset: Dataset, name: str, mine: dict[str, Answer], source:
     summary = {"annotator": name, "answers": len(samples),
                "unsure": sum(a.unsure for a in mine.values()),
                "seconds": _seconds([mine[s.item_id].seconds for s in samples])}
-    spec = {**run.spec, "model_name": f"human: {name}", "human": {"annotator": name, **source}}
+    spec = replace(run.spec, model_name=f"human: {name}",
+                   human=HumanRef(name, details=_source(source)))
     return replace(run, samples=samples, metrics={**run.metrics, "human": summary}, spec=spec)
 
 
@@ -163,7 +165,7 @@ def agreement(items: dict[str, Item], votes: Votes) -> dict[str, Any]:
 def _with_group(dataset: Dataset, runs: Sequence[RunResult]) -> RunResult:
     """The first annotator's run with every person's agreement recorded (no majority)."""
     items = {i.id: i for i in dataset.items}
-    names = [r.spec["human"]["annotator"] for r in runs]
+    names = [_annotator(r) for r in runs]
     group = {"annotators": names, **agreement(items, _votes(runs, items))}
     first = runs[0]
     return replace(first, metrics={**first.metrics,
@@ -205,10 +207,21 @@ def _majority_run(dataset: Dataset, runs: Sequence[RunResult], source: dict[str,
     run = replay(dataset, _backend(MAJORITY, replies), {**source, "annotator": "majority"},
                  store, protocol=PROTOCOL)
     samples = [replace(s, meta={**s.meta, "human": detail[s.item_id]}) for s in run.samples]
-    names = [r.spec["human"]["annotator"] for r in runs]
+    names = [_annotator(r) for r in runs]
     seconds = [(s.meta.get("human") or {}).get("seconds") for r in runs for s in r.samples]
     summary = {"annotators": names, "ties": ties, "too_few_answers": few,
                "seconds": _seconds(seconds), **agreement(items, every)}
-    spec = {**run.spec, "model_name": "human (majority)",
-            "human": {"annotator": "majority", "annotators": names, **source}}
+    spec = replace(run.spec, model_name="human (majority)",
+                   human=HumanRef("majority", tuple(names), _source(source)))
     return replace(run, samples=samples, metrics={**run.metrics, "human": summary}, spec=spec)
+
+
+def _annotator(run: RunResult) -> str:
+    """The annotator of a person's run."""
+    assert run.spec.human is not None, "a person's run records its annotator"
+    return run.spec.human.annotator
+
+
+def _source(source: dict[str, Any]) -> dict[str, Any]:
+    """Where the answers came from, as the human record's details."""
+    return {k: v for k, v in source.items() if k not in ("annotator", "annotators")}

@@ -15,6 +15,7 @@ from typing import Any
 from whatifbench import secrets
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.records.spec import Selection
 from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import GENERATE
@@ -66,7 +67,7 @@ def replay(dataset: Dataset, backend: ReplayBackend, source: dict[str, Any],
     finally:
         if run_store is not store:
             run_store.close()
-    spec = {**result.spec, "source": secrets.redact_value(source)}
-    spec["selection"] = {**spec.get("selection", {}), "items": len(chosen),
-                         "of": len(dataset.items)}
-    return replace(result, spec=spec)
+    selection = replace(result.spec.selection or Selection(), items=len(chosen),
+                        of=len(dataset.items))
+    return replace(result, spec=replace(result.spec, source=secrets.redact_value(source),
+                                        selection=selection))

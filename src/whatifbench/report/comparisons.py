@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from whatifbench.analysis.items.spec import estimate_of
+from whatifbench.core.records.schema import to_json
 from whatifbench.core.suite import Sample
 from whatifbench.metrics.paired import compare
 from whatifbench.metrics.stats import holm, recorded_p
@@ -168,8 +168,7 @@ def _outcomes_digest(layout: Layout, outcomes: Sequence[dict[str, bool]], *extra
 def chosen_by_answers(run: RunResult) -> bool:
     """The run asked items chosen by its own answers (an adaptive budget of an earlier
     version): a paired test on them would be biased, so none is made."""
-    found = estimate_of(run.spec)
-    return found is not None and found.get("method") == "adaptive"
+    return run.spec.estimate is not None and run.spec.estimate.method == "adaptive"
 
 
 def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
@@ -203,9 +202,8 @@ def same_model(run: RunResult) -> str:
     """What identifies a model run apart from its image ablation: spec, arguments, protocol,
     judge and selection."""
     spec = run.spec
-    backend = spec.get("backend") or {}
-    return json.dumps([run.model, backend.get("args"), spec.get("protocol"), spec.get("judge"),
-                       spec.get("selection")], sort_keys=True, default=str)
+    return json.dumps([run.model, spec.backend_args, to_json(spec.protocol), to_json(spec.judge),
+                       to_json(spec.selection)], sort_keys=True, default=str)
 
 
 def gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:

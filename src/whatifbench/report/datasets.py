@@ -13,6 +13,7 @@ from typing import Any
 from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.jsonfile import loads
 from whatifbench.core.readfile import read_bytes
+from whatifbench.core.records.spec import RunSpec
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,10 @@ def _candidates(recorded: str, roots: Sequence[Path]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in found))
 
 
-def locate(spec: dict[str, Any], name: str, roots: Sequence[Path] = ()) -> DatasetView:
-    """The dataset of a run spec (``spec["dataset"]``), checked against its recorded hash
+def locate(spec: RunSpec, name: str, roots: Sequence[Path] = ()) -> DatasetView:
+    """The dataset of a run spec (``spec.dataset``), checked against its recorded hash
     (remembered for the last few datasets: a report asks once per page and once per message)."""
-    info = spec.get("dataset") or {}
-    recorded = str(info.get("path") or "")
+    recorded = spec.dataset_path or ""
     stamp = []
     for folder in _candidates(recorded, roots):
         try:
@@ -55,7 +55,7 @@ def locate(spec: dict[str, Any], name: str, roots: Sequence[Path] = ()) -> Datas
         except OSError:
             continue
         stamp.append((str(folder), st.st_mtime_ns, st.st_size))
-    return _locate(recorded, info.get("items_sha256"), name, tuple(roots), tuple(stamp))
+    return _locate(recorded, spec.items_sha256, name, tuple(roots), tuple(stamp))
 
 
 def missing_data(sources: Sequence[Any], options: Any) -> list[str]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from whatifbench.metrics.stats import wilson_of_percent
-from whatifbench.report.labels import is_human, labeller, shown_together
+from whatifbench.report.labels import labeller, shown_together
 from whatifbench.report.table import interval, negated
 from whatifbench.runner.results import RunResult
 
@@ -174,7 +174,7 @@ def few_people(runs: Sequence[RunResult]) -> list[RunResult]:
     """``runs`` without the single annotators' runs when there are more than
     ``FIGURE_PEOPLE`` of them (their majority run stays)."""
     people = {id(r) for r in runs
-              if is_human(r) and r.spec["human"].get("annotator") != "majority"}
+              if r.spec.human is not None and not r.spec.human.majority}
     return [r for r in runs if id(r) not in people] if len(people) > FIGURE_PEOPLE else list(runs)
 
 

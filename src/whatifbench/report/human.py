@@ -10,7 +10,6 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from whatifbench.analysis.items.spec import estimate_of
 from whatifbench.core.suite import suite_for
 from whatifbench.metrics.paired import compare
 from whatifbench.report.comparisons import fmt_p
@@ -39,7 +38,7 @@ def human_tables(runs: Sequence[RunResult]) -> list[Table]:
     if not people:
         return []
     tables = [baseline_table(people)]
-    majority = next((r for r in people if r.spec["human"].get("annotator") == "majority"), None)
+    majority = next((r for r in people if _majority(r)), None)
     group = (majority.metrics.get("human", {}) if majority is not None else
              next((r.metrics["human"]["group"] for r in people
                    if "group" in r.metrics.get("human", {})), None))
@@ -67,7 +66,7 @@ def baseline_table(people: Sequence[RunResult]) -> Table:
     """Each annotator and, with three or more, the majority: answers, headline metric, unsure,
     seconds per item."""
     name = headline(people[0])[2]
-    majority = any(r.spec["human"].get("annotator") == "majority" for r in people)
+    majority = any(_majority(r) for r in people)
     group = next((h.get("alpha") or (h.get("group") or {}).get("alpha") for r in people
                   if (h := r.metrics.get("human", {})).get("alpha")
                   or (h.get("group") or {}).get("alpha")), None) or {}
@@ -145,8 +144,8 @@ def versus_table(models: Sequence[RunResult], people: Sequence[RunResult],
     unit = suite_for(best.suite).scoring_unit
     notes = [(f"Best model by {headline(best)[2]}; compared on the {unit} both answered. The "
               "interval is Newcombe's 95% paired interval (metrics.intervals).")]
-    found = estimate_of(best.spec)
-    if found is not None and found.get("method") == "adaptive":
+    found = best.spec.estimate
+    if found is not None and found.method == "adaptive":
         notes.append(f"{label(best)} asked items chosen by its own answers (an adaptive "
                      "budget of an earlier version): no paired test is made on them; compare "
                      "its estimated full score and interval with the people's score instead.")
@@ -176,3 +175,8 @@ def versus_table(models: Sequence[RunResult], people: Sequence[RunResult],
     return Table(f"Best model vs humans: {best.dataset}",
                  ("comparison", unit, "model %", "humans %", "model − humans", "95% interval",
                   "McNemar p"), tuple(rows), notes=tuple(notes))
+
+
+def _majority(run: RunResult) -> bool:
+    """The run is people's majority answer."""
+    return run.spec.human is not None and run.spec.human.majority

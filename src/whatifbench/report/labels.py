@@ -9,9 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from whatifbench.analysis.items.spec import estimate_label
-from whatifbench.runner.ablation import ablation_of
-from whatifbench.runner.results import RunResult
+from whatifbench.core.protocol import Protocol
+from whatifbench.core.records.run import RunResult
 
 PROTOCOL_FACTS = ("prompt", "strategy", "answer_mode", "image_layout", "parser", "score_by",
                   "max_new_tokens", "template", "decoding")
@@ -20,7 +19,7 @@ PROTOCOL_FACTS = ("prompt", "strategy", "answer_mode", "image_layout", "parser",
 
 def dataset_key(run: RunResult) -> tuple[str, str, str]:
     """Runs with the same key are shown together: suite, dataset name and items hash."""
-    return (run.suite, run.dataset, str((run.spec.get("dataset") or {}).get("items_sha256")))
+    return (run.suite, run.dataset, str(run.spec.items_sha256))
 
 
 def shown_together(runs: Sequence[RunResult]) -> list[list[RunResult]]:
@@ -50,13 +49,12 @@ def distinct_datasets(runs: Sequence[RunResult]) -> list[RunResult]:
 
 def model_name(run: RunResult) -> str:
     """The model's display name (``--model NAME=SPEC``), else its backend spec."""
-    name = run.spec.get("model_name")
-    return str(name) if name else run.model
+    return run.shown_name
 
 
 def is_human(run: RunResult) -> bool:
     """A run of people's answers (``whatif human``; see ``report.human``)."""
-    return isinstance(run.spec.get("human"), dict)
+    return run.spec.human is not None
 
 
 OPTIONAL_FACTS = frozenset({"decoding"})
@@ -65,23 +63,20 @@ have them only."""
 
 
 def _judge(run: RunResult) -> Any:
-    judge = run.spec.get("judge")
-    return judge.get("backend", {}).get("spec") if isinstance(judge, dict) else None
+    return run.spec.judge.shown if run.spec.judge is not None else None
 
 
 def _facts(run: RunResult) -> dict[str, Any]:
     """Every fact a label may name, keyed by its label name."""
-    protocol = run.spec.get("protocol") or {}
-    selection = run.spec.get("selection") or {}
-    backend = run.spec.get("backend") or {}
-    facts: dict[str, Any] = {k: protocol.get(k) for k in PROTOCOL_FACTS}
-    if protocol.get("answer_mode") == "rank":
+    protocol, selection = run.spec.protocol or Protocol(), run.spec.selection
+    facts: dict[str, Any] = {k: getattr(protocol, k) for k in PROTOCOL_FACTS}
+    if protocol.answer_mode == "rank":
         del facts["decoding"]  # nothing is decoded: the answer mode tells the runs apart
     facts["judge"] = _judge(run)
-    facts.update({k: selection.get(k) for k in ("limit", "subset", "seed")})
-    for key, value in sorted((backend.get("args") or {}).items()):
+    facts.update({k: getattr(selection, k, None) for k in ("limit", "subset", "seed")})
+    for key, value in sorted(run.spec.backend_args.items()):
         facts[f"-M {key}"] = value
-    if run.spec.get("model_name"):
+    if run.spec.model_name:
         facts["spec"] = run.model
     return facts
 
@@ -143,12 +138,13 @@ def run_labels(runs: Sequence[RunResult], skip: Sequence[str] = ()) -> list[str]
             keys.append((model_name(run),))
             continue
         facts = _facts(run)
-        ablated = ablation_of(run.spec)
+        ablated = run.spec.image_ablation.kind if run.spec.image_ablation else None
         shown = [_fact(k, facts) for k in names if not (k == "spec" and distinct_names)
                  and (not k.startswith("-M ") or k in own_args.get(run.model, ()))]
         if ablated:  # always named, even when every run shown is ablated
             shown.insert(0, f"image: {ablated}")
-        estimated = estimate_label(run.spec)  # always named: a budgeted run's estimate
+        # always named: a budgeted run's estimate
+        estimated = run.spec.estimate.label if run.spec.estimate is not None else None
         if estimated:
             shown.insert(0, estimated)
         name = model_name(run)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whatifbench.analysis.items.spec import estimated_headline
 from whatifbench.core.suite import Sample, suite_for
 from whatifbench.report.labels import is_human
 from whatifbench.runner.results import RunResult, backend_failed
@@ -15,11 +14,10 @@ from whatifbench.runner.results import RunResult, backend_failed
 def headline(run: RunResult) -> tuple[float | None, tuple[float, float] | None, str]:
     """The run's ranking value, its 95 % interval and the metric's name, as its suite defines
     its headline (``Suite.headline``)."""
-    found = suite_for(run.suite).headline(run.metrics)
-    estimated = estimated_headline(run.spec)  # a budgeted run: its estimated full score
-    if estimated is not None:
-        return estimated[0], estimated[1], f"{found.name}, estimated where marked"
-    return found.value, found.ci, found.name
+    found = suite_for(run.suite).headline_score(run)  # a budgeted run: its estimated full score
+    if found.is_estimate:
+        return found.value, found.interval, f"{found.name}, estimated where marked"
+    return found.value, found.interval, found.name
 
 
 def ranking(runs: Sequence[RunResult], labels: Sequence[str]) -> dict[str, Any]:

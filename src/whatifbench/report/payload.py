@@ -294,7 +294,7 @@ def build_payload(sources: Sequence[Source],
             entries.append({
                 "label": label, "name": model_name(src.run), "model": src.run.model,
                 "dataset": d, "suite": src.run.suite, "folder": src.folder,
-                "spec": js_safe(bounded(src.run.spec)), "execution": src.execution,
+                "spec": js_safe(bounded(src.run.spec.to_json())), "execution": src.execution,
                 "counts": overview.counts(src.run.samples),
                 "eyes": overview.believes_eyes(src.run.samples, view.items,
                                               suite_for(src.run.suite).pair_roles),

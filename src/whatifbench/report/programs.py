@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
@@ -44,9 +45,9 @@ def program_failure_table(runs: Sequence[RunResult]) -> list[Table]:
 
 def code_llm_label(run: RunResult, others: Sequence[RunResult]) -> str:
     """The run's code LLM, with its perception when the compared runs differ in tools."""
-    backend = run.spec.get("backend", {})
-    label = str(backend.get("code_llm", {}).get("spec", run.model))
-    tools = [r.spec.get("backend", {}).get("tools") for r in others]
+    backend = _details(run)
+    label = str((backend.get("code_llm") or {}).get("spec", run.model))
+    tools = [_details(r).get("tools") for r in others]
     if any(t != tools[0] for t in tools):
         perception = (backend.get("tools") or {}).get("perception") or {}
         label += f" ({perception.get('path') or perception.get('name', '?')})"
@@ -57,7 +58,12 @@ def by_code_llm(runs: Sequence[RunResult]) -> list[tuple[str, list[RunResult]]]:
     """Runs of each program family, relabelled by their code LLM (ViperGPT first)."""
     out = []
     for family, name in FAMILIES.items():
-        chosen = [r for r in runs if r.spec.get("backend", {}).get("family") == family]
+        chosen = [r for r in runs if _details(r).get("family") == family]
         if chosen:
             out.append((name, [replace(r, model=code_llm_label(r, chosen)) for r in chosen]))
     return out
+
+
+def _details(run: RunResult) -> dict[str, Any]:
+    """What a program backend describes of itself beyond its spec (code LLM, tools, family)."""
+    return run.spec.backend.details if run.spec.backend is not None else {}

@@ -19,7 +19,6 @@ from typing import Any
 
 from whatifbench.analysis.audit.slices import slice_value
 from whatifbench.analysis.audit.store import audit_path, load_audit
-from whatifbench.analysis.items.spec import estimate_of
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.report.datasets import locate
 from whatifbench.report.memo import (
@@ -70,7 +69,7 @@ class References:
 def whole_dataset(runs: Sequence[RunResult]) -> bool:
     """Reference rows are over the whole dataset when a run is an estimate of its full score
     (``whatif run --budget``): the runs asked different items, and the estimate is of all."""
-    return any(estimate_of(r.spec) is not None for r in runs)
+    return any(r.spec.estimate is not None for r in runs)
 
 
 def dataset_items(runs: Sequence[RunResult],
@@ -83,7 +82,7 @@ def dataset_items(runs: Sequence[RunResult],
         return [], view.problem
     wanted = ({str(raw.get("id")) for raw in view.items.values()} if whole_dataset(runs)
               else {s.item_id for r in runs for s in r.samples})
-    checked = bool((runs[0].spec.get("dataset") or {}).get("items_sha256"))
+    checked = bool(runs[0].spec.items_sha256)
     items = []
     for raw in view.items.values():
         if raw.get("id") in wanted:
@@ -107,7 +106,7 @@ def _item(raw: dict[str, Any]) -> Item:
 def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> References:
     """The reference rows for the runs of one dataset (remembered for the same dataset folder,
     evaluated items and audit: a report asks for the terminal, report.md and the page)."""
-    sha = str((runs[0].spec.get("dataset") or {}).get("items_sha256") or "")
+    sha = runs[0].spec.items_sha256 or ""
     root = locate(runs[0].spec, runs[0].dataset, roots).root
     key = (runs[0].suite, runs[0].dataset, str(root), sha,
            ("*",) if whole_dataset(runs) else
@@ -164,7 +163,7 @@ def _audit_stamp(sha: str) -> tuple[int, int, int] | None:
 
 
 def _where(runs: Sequence[RunResult]) -> str:
-    return str((runs[0].spec.get("dataset") or {}).get("path") or runs[0].dataset)
+    return runs[0].spec.dataset_path or runs[0].dataset
 
 
 def _references(suite_name: str, dataset: str, items: Sequence[Item],

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from whatifbench.core.item import Item
+from whatifbench.core.records.spec import RunSpec
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.metrics.intervals import suppressed
 from whatifbench.report.table import Cell, Table
@@ -176,7 +177,8 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
             meta=dict(item.meta), judgement=dict(NOT_GRADED) if item.kind == "text" else {}))
     with contextlib.nullcontext() if intervals else suppressed():
         metrics = suite.metrics(samples, items)
-    return RunResult(suite.name, dataset, "reference", len(items), metrics, spec, samples)
+    return RunResult(suite.name, dataset, "reference", len(items), metrics,
+                     RunSpec.from_json(spec), samples)
 
 
 def chance_tables(suite: Suite, items: Sequence[Item], dataset: str,

@@ -4,7 +4,6 @@ and tables as data."""
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 from whatifbench.analysis.items.marks import mark_estimates
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.core.records.results_file import results_text, samples_digest, seal
 from whatifbench.report import REPLY_CHARS
 from whatifbench.report.comparisons import (
     comparison_tables,
@@ -30,7 +30,7 @@ from whatifbench.report.sources import EXECUTION, execution_json, fresh
 from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
 from whatifbench.runner.evaluate import get_suite
-from whatifbench.runner.results import RunResult, new_run_id, runs_digest, samples_digest
+from whatifbench.runner.results import RunResult, new_run_id
 from whatifbench.secrets import redact
 
 DEFAULT = Options()
@@ -80,24 +80,10 @@ def runs_table(sources: Sequence[Source]) -> Table:
 
 def results_json(runs: Sequence[RunResult], run_id: str | None = None,
                  samples_sha256: str | None = None) -> str:
-    """The text of ``results.json``: ``{"run_id": ..., "samples_sha256": ..., "runs": [...],
-    "comparisons": [...]}`` (``samples_sha256``: ``runner.results.samples_digest`` of the
-    ``samples.jsonl`` beside it; ``report.comparisons.comparisons_json``: every two runs of a
-    dataset, and multimodal gains)."""
-    head: dict[str, Any] = {"run_id": run_id} if run_id is not None else {}
-    if samples_sha256 is not None:
-        head["samples_sha256"] = samples_sha256
-    return json.dumps({**head, "runs": [r.to_json() for r in runs],
-                       "comparisons": comparisons_json(runs)}, indent=2,
-                      ensure_ascii=False) + "\n"
-
-
-def sealed(text: str) -> str:
-    """``results.json`` text with ``runs_sha256`` added: the digest of its run entries as
-    written (after redaction), checked when the folder is read (``runner.results.load_runs``)."""
-    data = json.loads(text)
-    data["runs_sha256"] = runs_digest(data["runs"])
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """The text of ``results.json`` (``core.records.results_file``: versioned, its schema in
+    docs/files.md), with the comparisons of ``report.comparisons.comparisons_json``: every two
+    runs of a dataset, and multimodal gains."""
+    return results_text(runs, comparisons_json(runs), run_id, samples_sha256)
 
 
 def samples_jsonl(runs: Sequence[RunResult], run_id: str | None = None,
@@ -213,6 +199,6 @@ def write_outputs(out: PathLike, runs: Sequence[RunResult], overwrite: bool = Fa
         write_tables(stage, tables)
         (stage / "report.html").write_text(redact(report_html(sources, options)),
                                            encoding="utf-8")
-        (stage / "results.json").write_text(sealed(redact(results_json(runs, run_id, digest))),
+        (stage / "results.json").write_text(seal(redact(results_json(runs, run_id, digest))),
                                             encoding="utf-8")
     return {name: Path(out) / name for name in names}

@@ -19,9 +19,9 @@ import io
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from whatifbench.core.protocol import ABLATIONS
+from whatifbench.core.records.spec import AblationRef, RunSpec
 from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
 
@@ -43,28 +43,23 @@ class ImageAblation:
             raise WhatifError(f"Unknown image ablation {self.kind!r}; use one of "
                               f"{', '.join(ABLATIONS)}.")
 
-    def to_json(self) -> dict[str, Any]:
-        """The record in the run spec (``spec["image_ablation"]``); the seed only where it
+    def record(self) -> AblationRef:
+        """The record in the run spec (``spec.image_ablation``); the seed only where it
         matters. ``checked``: the backend and the suite were asked whether the ablation can
         take the image away (runs of older versions lack it, and reports draw no conclusion
         from them)."""
-        record: dict[str, Any] = {"kind": self.kind, "checked": True}
-        if self.kind == "shuffled":
-            record["seed"] = self.seed
-        return record
+        return AblationRef(self.kind, True, self.seed if self.kind == "shuffled" else None)
 
 
-def ablation_of(spec: dict[str, Any]) -> str | None:
+def ablation_of(spec: RunSpec) -> str | None:
     """The ablation kind a run spec records (``None``: the images were sent as they are)."""
-    found = spec.get("image_ablation")
-    return str(found["kind"]) if isinstance(found, dict) and found.get("kind") else None
+    return spec.image_ablation.kind if spec.image_ablation is not None else None
 
 
-def ablation_checked(spec: dict[str, Any]) -> bool:
+def ablation_checked(spec: RunSpec) -> bool:
     """Whether a run's ablation was checked to apply to its model and items before it ran
     (runs of older versions were not: an oracle, for one, ignored it)."""
-    found = spec.get("image_ablation")
-    return isinstance(found, dict) and found.get("checked") is True
+    return spec.image_ablation is not None and spec.image_ablation.checked
 
 
 def ablate(requests: Sequence[Request], ablation: ImageAblation) -> list[Request]:

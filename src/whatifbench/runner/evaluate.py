@@ -17,6 +17,8 @@ from whatifbench.core.decoding import applies_decoding
 from whatifbench.core.fsutil import finite_json
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import BACKEND_DECODING, Protocol
+from whatifbench.core.records.schema import parse
+from whatifbench.core.records.spec import BackendRef, DatasetRef, JudgeRef, RunSpec, Selection
 from whatifbench.core.requests import Request, Response
 from whatifbench.core.suite import Sample, Suite, suite_for
 from whatifbench.errors import WhatifError
@@ -176,37 +178,35 @@ def evaluate(dataset: Dataset, backend: Backend, protocol: Protocol, store: RunS
     metrics = suite.metrics(samples, items)
     if any(s.trace is not None for s in samples):
         metrics["program"] = program_metrics(samples)
-    spec = {
-        "suite": suite.name,
-        "dataset": {"name": dataset.card.name, "path": str(Path(dataset.root).resolve()),
-                    "version": dataset.card.version, "items_sha256": dataset.items_sha256,
-                    "images_sha256": dataset.card.hashes.get("images_sha256"),
-                    "hashes_verified": dataset.verified,
-                    "generator": dataset.card.generator, "seed": dataset.card.seed},
-        "backend": backend.describe(),
-        "protocol": protocol.to_json(),
-        "selection": {"limit": options.limit, "subset": options.subset, "seed": options.seed,
-                      "groups": dict(Counter(limit_groups(items).values()))
-                      if options.limit is not None else None},
-        "demonstrations": {k: v.id for k, v in sorted(demos.items())} or None,
-        "whatifbench": __version__,
-        "git_revision": git_revision(),
-    }
-    if ablation is not None:
-        spec["image_ablation"] = ablation.to_json()
     described = judge.describe()
-    if described is not None:
-        spec["judge"] = described
-    request_spec = suite.describe_request(protocol)
-    if request_spec is not None:
-        spec["request"] = request_spec
+    spec = RunSpec(
+        suite=suite.name,
+        dataset=DatasetRef(
+            name=dataset.card.name, path=str(Path(dataset.root).resolve()),
+            version=dataset.card.version, items_sha256=dataset.items_sha256,
+            images_sha256=dataset.card.hashes.get("images_sha256"),
+            hashes_verified=dataset.verified, generator=dataset.card.generator,
+            seed=dataset.card.seed),
+        backend=parse(BackendRef, backend.describe()),
+        protocol=protocol,
+        selection=Selection(limit=options.limit, subset=options.subset, seed=options.seed,
+                            groups=dict(Counter(limit_groups(items).values()))
+                            if options.limit is not None else None),
+        demonstrations={k: v.id for k, v in sorted(demos.items())} or None,
+        whatifbench=__version__,
+        git_revision=git_revision(),
+        image_ablation=ablation.record() if ablation is not None else None,
+        judge=parse(JudgeRef, described) if described is not None else None,
+        request=suite.describe_request(protocol),
+    )
     execution = Execution(counts["from_store"], counts["computed"], counts["errors"],
                           round(time.monotonic() - started, 3), judge_counts["from_store"],
                           judge_counts["computed"], judge_counts["errors"])
     # What is recorded of the backend (its spec, arguments, another tool's logged config)
     # may hold URLs with credentials: they never reach a result (``secrets.redact``).
     return RunResult(suite.name, dataset.card.name, secrets.redact(backend.spec), len(items),
-                     metrics, secrets.redact_value(spec), samples, execution)
+                     metrics, RunSpec.from_json(secrets.redact_value(spec.to_json())), samples,
+                     execution)
 
 
 def _check_images(backend: Backend, requests: Sequence[Request], protocol: Protocol) -> None:

@@ -1,6 +1,6 @@
 """``whatif run --budget N --bank FILE``: evaluate about N items drawn by design with the item bank
 as an assistant, and estimate the full-suite score with an interval that holds whatever the
-model (``estimate``); the run's spec records the estimate (``spec["estimate"]``) and every table
+model (``estimate``); the run's spec records the estimate (``spec.estimate``) and every table
 and the explorer label the run as one (``marks``). A budget that buys every item is a full run,
 not an estimate."""
 
@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from whatifbench.analysis.items.bank import Bank, check_bank, load_bank
 from whatifbench.analysis.items.estimate import METHODS, Estimate, design, estimate
 from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.records.schema import parse
+from whatifbench.core.records.spec import EstimateRef, Selection
 from whatifbench.errors import WhatifError
 
 if TYPE_CHECKING:
@@ -107,15 +109,15 @@ def run_budget(dataset: Dataset, backend: Backend, protocol: Protocol, store: Ru
     found = estimate(units, plan, suite.unit_outcomes(result.samples), budget.method)
     record = estimate_record(bank, budget, found, result.n_items, len(dataset.items),
                              options.seed)
-    spec = {**result.spec, "selection": {**(result.spec.get("selection") or {}),
-                                         "budget": budget.items},
-            "estimate": record}
+    spec = replace(result.spec,
+                   selection=replace(result.spec.selection or Selection(), budget=budget.items),
+                   estimate=parse(EstimateRef, record))
     return replace(result, spec=spec, metrics={**result.metrics, "estimate": record})
 
 
 def estimate_record(bank: Bank, budget: Budget, found: Estimate, asked: int, total: int,
                     seed: int) -> dict[str, Any]:
-    """``spec["estimate"]``: what was estimated, from what, how, and the figures."""
+    """``spec.estimate``: what was estimated, from what, how, and the figures."""
     return {"kind": "estimate", "method": budget.method, "budget": budget.items,
             "items": asked, "dataset_items": total, "seed": seed,
             "bank": Path(budget.bank).name, "bank_sha256": sha256_file(Path(budget.bank)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from whatifbench.analysis.items.spec import estimate_of, estimated_headline
+from whatifbench.core.records.spec import EstimateRef
 from whatifbench.report.labels import model_name, run_labels
 from whatifbench.report.table import Cell, Table
 from whatifbench.runner.results import RunResult
@@ -19,11 +19,11 @@ COLUMN = "estimated full score"
 
 def note(runs: Sequence[RunResult]) -> str | None:
     """The sentence under a table that shows estimated runs."""
-    found = [(r, e) for r in runs if (e := estimate_of(r.spec)) is not None]
+    found = [(r, e) for r in runs if (e := r.spec.estimate) is not None]
     if not found:
         return None
     parts = "; ".join(_one(r, e) for r, e in found)
-    unit = found[0][1].get("scoring_unit") or "units"
+    unit = found[0][1].scoring_unit or "units"
     return (f"⚠ Estimates — rows marked [estimate: N of M items] were evaluated on N items "
             f"drawn from the dataset; their other columns are over those items only. {COLUMN} "
             f"= the share of {unit} right over the whole suite, estimated from the draw with a "
@@ -31,21 +31,20 @@ def note(runs: Sequence[RunResult]) -> str | None:
             "docs/item-quality.md for what it can and cannot say.")
 
 
-def _one(run: RunResult, e: dict[str, object]) -> str:
+def _one(run: RunResult, e: EstimateRef) -> str:
     """One estimated run's figures: value, interval, design and the bank's part in it."""
-    interval = e.get("interval")
-    low, high = (interval if isinstance(interval, list) and len(interval) == 2
-                 else ("–", "–"))
-    text = (f"{run.spec.get('model_name') or run.model}: {e.get('value')} % [{low}, {high}] "
-            f"from {e.get('items')} of {e.get('dataset_items')} items ({e.get('method')}"
-            + (f", strata of bank {e.get('bank')}" if e.get("method") == "stratified" else "")
-            + ")")
-    se, random_se = e.get("se"), e.get("random_se")
+    low, high = e.interval if e.interval is not None else ("–", "–")
+    value = "–" if e.value is None else e.value
+    text = (f"{run.shown_name}: {value} % [{low}, {high}] from {e.items} of "
+            f"{e.dataset_items} items ({e.method}"
+            + (f", strata of bank {e.bank}" if e.method == "stratified" else "") + ")")
+    se, random_se = e.details.get("se"), e.details.get("random_se")
     if isinstance(se, (int, float)) and isinstance(random_se, (int, float)) and random_se > 0:
         text += f", standard error {se} points (a random draw: {random_se})"
-    if e.get("misfit"):
+    if e.details.get("misfit") is True:
         text += (f"; it answers unlike the bank's runs at its ability (the bank's IRT model "
-                 f"would say {e.get('bank_prediction')} %, more than two standard errors away)")
+                 f"would say {e.details.get('bank_prediction')} %, more than two standard "
+                 "errors away)")
     return text
 
 
@@ -67,8 +66,8 @@ def mark_estimates(table: Table, runs: Sequence[RunResult]) -> Table:
             owners = [r for r in runs if isinstance(row[0], str) and any(
                 row[0] == n or row[0].startswith(f"{n} ") for n in (model_name(r), r.model))]
             owner = owners[0] if len({id(r) for r in owners}) == 1 else None
-        found = estimated_headline(owner.spec) if owner is not None else None
-        cells.append(Cell(found[0], ci=found[1]) if found else "–")
+        found = owner.spec.estimate if owner is not None else None
+        cells.append(Cell(found.value, ci=found.interval) if found is not None else "–")
     groups = (*table.groups, ("", 1)) if table.groups else ()
     return dataclasses.replace(
         table, columns=(*table.columns, COLUMN),

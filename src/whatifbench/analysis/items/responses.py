@@ -15,7 +15,6 @@ from whatifbench.core.dataset import Dataset
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.errors import WhatifError
 from whatifbench.report.labels import is_human, model_name, run_labels
-from whatifbench.runner.ablation import ablation_of
 from whatifbench.runner.results import RunResult
 
 KINDS = ("model", "ablated", "human", "majority")
@@ -50,8 +49,9 @@ class Respondent:
 
 def _kind(run: RunResult) -> str:
     if is_human(run):
-        return "majority" if run.spec["human"].get("annotator") == "majority" else "human"
-    return "ablated" if ablation_of(run.spec) else "model"
+        return "majority" if run.spec.human is not None and run.spec.human.majority \
+            else "human"
+    return "ablated" if run.spec.image_ablation is not None else "model"
 
 
 def load_respondents(dataset: Dataset, folders: Sequence[str | Path],
@@ -69,10 +69,10 @@ def load_respondents(dataset: Dataset, folders: Sequence[str | Path],
                               "once, first, and then run folders (whatif items DATASET RUN...).")
     sources = load_sources(folders, notes)
     for src in sources:
-        recorded = (src.run.spec.get("dataset") or {}).get("items_sha256")
+        recorded = src.run.spec.items_sha256
         if recorded != dataset.items_sha256:
             shown = f"items sha256 {str(recorded)[:12]}…" if recorded else "no items hash"
-            path = (src.run.spec.get("dataset") or {}).get("path") or src.run.dataset
+            path = src.run.spec.dataset_path or src.run.dataset
             raise WhatifError(
                 f"The run of {src.run.model} in {src.folder} was made on another dataset "
                 f"({src.run.dataset} at {path}, {shown}) than {dataset.root} (items sha256 "

@@ -13,6 +13,7 @@ import numpy as np
 from whatifbench.analysis.items.keys import KEY, answer_value
 from whatifbench.analysis.items.responses import Respondent
 from whatifbench.core.item import Item
+from whatifbench.core.records.schema import to_json
 from whatifbench.core.suite import Sample
 
 
@@ -84,9 +85,9 @@ def point_biserial(respondents: Sequence[Respondent], items: Sequence[Item]
 
 def _protocol_key(r: Respondent, judge: bool = True) -> str:
     spec = r.run.spec
-    parts = [r.run.model, str(spec.get("protocol")), str((spec.get("backend") or {}).get("args"))]
+    parts = [r.run.model, str(to_json(spec.protocol)), str(spec.backend_args)]
     if judge:
-        parts.append(str(spec.get("judge")))
+        parts.append(str(to_json(spec.judge)))
     return "\n".join(parts)
 
 

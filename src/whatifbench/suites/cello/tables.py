@@ -32,7 +32,7 @@ def _labeller(runs: Sequence[RunResult]) -> Callable[[RunResult], str]:
 
     def shown(run: RunResult) -> str:
         text = label(run)
-        prompt = str((run.spec.get("protocol") or {}).get("prompt", "default"))
+        prompt = run.spec.protocol.prompt if run.spec.protocol else "default"
         if not prompt.startswith("paper") or "prompt=" in text:
             return text
         name = model_name(run)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from whatifbench.core.protocol import Protocol
+from whatifbench.core.records.spec import RunSpec
 from whatifbench.metrics.intervals import SHARES_NOTE
 from whatifbench.report.labels import labeller
 from whatifbench.report.table import Cell, Table, fmt, interval
@@ -22,18 +24,18 @@ SHOWN = ("strategy", "answer_mode", "score_by", "prompt")
 """Protocol facts the "prompt" column already shows (left out of the row labels)."""
 
 
-def prompt_label(spec: dict[str, Any]) -> str:
+def prompt_label(spec: RunSpec) -> str:
     """The "Prompt" cell: the strategy, plus whatever else departs from the defaults (answer
     mode other than ranking, mean scoring, a non-default prompt)."""
-    protocol = spec.get("protocol") or {}
-    strategy = protocol.get("strategy", "zero-shot")
+    protocol = spec.protocol or Protocol(answer_mode="rank", score_by="mean")
+    strategy = protocol.strategy
     extras = []
-    if protocol.get("answer_mode", "rank") != "rank":
-        extras.append(str(protocol["answer_mode"]))
-    elif protocol.get("score_by", "mean") != "mean":
-        extras.append(f"rank by {protocol['score_by']}")
-    if protocol.get("prompt", "default") != "default":
-        extras.append(f"prompt {protocol['prompt']}")
+    if protocol.answer_mode not in (None, "rank"):
+        extras.append(str(protocol.answer_mode))
+    elif protocol.score_by not in (None, "mean"):
+        extras.append(f"rank by {protocol.score_by}")
+    if protocol.prompt != "default":
+        extras.append(f"prompt {protocol.prompt}")
     label = STRATEGY_LABELS.get(strategy, strategy)
     return f"{label} ({', '.join(extras)})" if extras else label
 

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice
 from whatifbench.answers.think import strip_think
-from whatifbench.core.contract import Demo, Headline
+from whatifbench.core.contract import Demo
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
+from whatifbench.core.records.score import Score
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample, Suite
 from whatifbench.models.embedding import BUNDLED
@@ -53,11 +54,11 @@ class MucrSuite(Suite):
     """Which pair each candidate picture is (and the item's own pair: the C2E/E2C answer),
     the Exp references and the two pictures' captions: exports leave them out."""
 
-    def headline(self, metrics: Mapping[str, Any]) -> Headline:
+    def headline(self, metrics: Mapping[str, Any]) -> Score:
         """The mean of the three choice accuracies (Exp is scored 0–10, apart)."""
         values = [metrics[k] for k in CHOICE_METRICS if isinstance(metrics.get(k), (int, float))]
         mean = round(sum(values) / len(values), 2) if values else None
-        return Headline(mean, None, self.headline_name)
+        return Score(mean, unit=self.scoring_unit, name=self.headline_name)
 
     def unit_outcomes(self, samples: Sequence[Sample]) -> dict[str, bool]:
         """The C2E, E2C and Cue questions, right or wrong."""

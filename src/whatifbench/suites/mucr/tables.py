@@ -15,9 +15,7 @@ HEADERS = {"c2e": "C2E", "e2c": "E2C", "cue": "Cue", "exp": "Exp"}
 
 
 def _judge(run: RunResult) -> str | None:
-    judge = run.spec.get("judge")
-    backend = judge.get("backend") if isinstance(judge, dict) else None
-    return str(backend["spec"]) if isinstance(backend, dict) else None
+    return run.spec.judge.shown if run.spec.judge is not None else None
 
 
 def _cells(m: dict[str, Any], counted: bool = True) -> list[str | Cell]:
@@ -64,7 +62,7 @@ def layout_table(runs: Sequence[RunResult]) -> Table | None:
     protocol and judge; ``None`` when there is no such model."""
     found: dict[tuple[Any, ...], dict[str, RunResult]] = {}
     for r in runs:
-        proto = dict(r.spec.get("protocol", {}))
+        proto = r.spec.protocol.to_json() if r.spec.protocol else {}
         layout = proto.pop("image_layout", None)
         key = (r.model, tuple(sorted(proto.items())), _judge(r))
         found.setdefault(key, {})[str(layout)] = r

@@ -147,7 +147,7 @@ def parser_table(runs: Sequence[RunResult]) -> Table:
     label = labeller(runs, ("parser",))
     for run in runs:
         m = run.metrics
-        row = [label(run), str(run.spec.get("protocol", {}).get("parser", "default"))]
+        row = [label(run), run.spec.protocol.parser if run.spec.protocol else "default"]
         for name in PARSERS:
             pm = m.get("parsers", {}).get(name)
             row += ([fmt(pm["original_accuracy"]), fmt(pm["counterfactual_accuracy"]),
