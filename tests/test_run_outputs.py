@@ -146,7 +146,8 @@ def test_a_failed_run_leaves_no_out_folder(tmp_path: Path) -> None:
 @pytest.mark.parametrize("damage, needle", [
     (lambda r: r["runs"][0].pop("metrics"), "field runs[0].metrics is missing"),
     (lambda r: r["runs"][0].update(n_items="many"), "field runs[0].n_items is \"many\""),
-    (lambda r: r.update(runs={}), "not a whatifbench results file"),
+    (lambda r: r.update(runs={}), "field runs is an empty object, not an array"),
+    (lambda r: r.pop("runs"), "not a whatifbench results file"),
 ])
 def test_report_on_a_results_json_missing_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                               damage: object, needle: str) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whatifbench.core.item import Item
+from whatifbench.core.records.metrics import Metrics
 from whatifbench.core.records.score import Score
 
 if TYPE_CHECKING:
@@ -67,6 +68,11 @@ class SuiteContract:
     it is (``original`` or ``basic``), then ``counterfactual``; ``None`` for unpaired suites."""
     scoring_unit = "questions"
     """What one unit of ``unit_outcomes`` is, in words (model-vs-humans tables)."""
+    metrics_schema: Any = Metrics
+    """What ``metrics`` returns, as a ``TypedDict`` built from ``core.records.metrics``: run
+    folders are checked against it when read, so a value of the wrong type or out of range is
+    one message naming the file and field (the default knows what every suite's metrics
+    share)."""
 
     def headline(self, metrics: Mapping[str, Any]) -> Score:
         """The run's headline value, read from its ``metrics`` (checked by the suite's

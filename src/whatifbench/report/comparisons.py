@@ -31,7 +31,7 @@ from whatifbench.report.labels import (
     run_labels,
     shown_together,
 )
-from whatifbench.report.memo import digest_of, remembered
+from whatifbench.report.memo import COMPARED, GAINS, digest_of, remembered
 from whatifbench.report.table import SIGNIFICANT, Cell, Table, fmt_p, signed
 from whatifbench.runner.ablation import ablation_checked, ablation_of
 from whatifbench.runner.results import RunResult
@@ -179,7 +179,7 @@ def _compare_runs(runs: Sequence[RunResult]) -> list[Compared]:
     return remembered("compared", _outcomes_digest(layout, outcomes, skip),
                       lambda: _compute_compared(layout, outcomes, set(skip)),
                       lambda found: [[c.a, c.b, c.overall, c.slices] for c in found],
-                      lambda value: [Compared(*c) for c in value])
+                      lambda value: [Compared(*c) for c in value], COMPARED)
 
 
 def _compute_compared(layout: Layout, outcomes: list[dict[str, bool]],
@@ -225,7 +225,7 @@ def _gains(runs: Sequence[RunResult]) -> list[tuple[int, int, dict[str, Any]]]:
                                                 list(outcomes)),
                       lambda: _compute_gains(layout, outcomes, pairs),
                       lambda found: [list(g) for g in found],
-                      lambda value: [(int(f), int(k), c) for f, k, c in value])
+                      lambda value: [(int(f), int(k), c) for f, k, c in value], GAINS)
 
 
 def _compute_gains(layout: Layout, outcomes: dict[int, dict[str, bool]],

@@ -18,10 +18,17 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypedDict, TypeVar
 
+from whatifbench.core.jsonfile import loads
 from whatifbench.core.readfile import read_text
+from whatifbench.core.records.metrics import Interval, Points, Probability
+from whatifbench.core.records.read import refuse
+from whatifbench.core.records.schema import Range, SchemaError, parse
+from whatifbench.core.records.spec import Count, Percent
+from whatifbench.errors import WhatifError
 from whatifbench.report.table import Cell, Table
 
 T = TypeVar("T")
@@ -58,21 +65,23 @@ def folder() -> Path:
 
 
 def remembered(kind: str, key: Any, compute: Callable[[], T],
-               encode: Callable[[T], Any], decode: Callable[[Any], T]) -> T:
+               encode: Callable[[T], Any], decode: Callable[[Any], T], schema: Any = Any) -> T:
     """``compute()``, or the entry stored for (``kind``, ``key``) by an earlier call with this
-    source; ``encode``/``decode`` turn the value into JSON and back."""
+    source; ``encode``/``decode`` turn the value into JSON and back, ``schema`` is the type of
+    that JSON. An entry that is not JSON is computed again; one that holds a value of the wrong
+    type or was edited after it was written (its ``sha256``) is refused with one sentence naming
+    the file, line and field (``core.records.read``): a cache of ours that someone changed."""
     name = hashlib.sha256(json.dumps([code_digest(), kind, key], sort_keys=True,
                                      default=str).encode()).hexdigest()
     path = folder() / f"{kind}-{name}.json"
-    try:
-        stored = json.loads(read_text(path))
-        if stored.get("kind") == kind:
-            return decode(stored["value"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        pass
+    stored = _stored(path, kind, schema)
+    if stored is not None:
+        return decode(stored)
     value = compute()
     try:
-        text = json.dumps({"kind": kind, "value": encode(value)}, allow_nan=False)
+        encoded = encode(value)
+        text = json.dumps({"kind": kind, "sha256": digest_of(encoded), "value": encoded},
+                          allow_nan=False)
     except ValueError:
         return value  # a value JSON cannot hold: computed, not kept
     from whatifbench.core.fsutil import write_cache
@@ -80,6 +89,40 @@ def remembered(kind: str, key: Any, compute: Callable[[], T],
     if write_cache(path, text.encode("utf-8")):  # a read-only or full home: not kept
         _prune(path.parent)
     return value
+
+
+def _stored(path: Path, kind: str, schema: Any) -> Any:
+    """The value of the entry at ``path`` (``None``: none to read, compute it)."""
+    try:
+        text = read_text(path)
+        stored = loads(text)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stored, dict) or stored.get("kind") != kind:
+        return None
+    fix = (f"It is a cache of whatif report; remove it ({path}) and the report computes it "
+           "again.")
+    try:
+        parse(Entry, stored)
+        parse(schema, stored["value"], ("value",))
+    except SchemaError as exc:
+        raise refuse(path, exc, text, fix=fix) from None
+    if stored["sha256"] != digest_of(stored["value"]):
+        raise WhatifError(f"{path} was changed after it was written (its value does not have "
+                          f"the sha256 it records), so its figures cannot be trusted. {fix}")
+    return stored["value"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A memo entry's file: what it holds, sealed."""
+
+    kind: str
+    """The computation it remembers."""
+    sha256: str
+    """``digest_of(value)``: an edited value is refused."""
+    value: Any
+    """The computed value as JSON (checked by its kind's schema)."""
 
 
 def _prune(where: Path) -> None:
@@ -137,3 +180,60 @@ def table_back(obj: dict[str, Any]) -> Table:
     return Table(obj["title"], tuple(obj["columns"]), rows,
                  tuple((str(label), int(width)) for label, width in obj["groups"]),
                  tuple(obj["notes"]), obj["unit"], int(obj["reference_rows"]))
+
+
+# -- what entries hold -------------------------------------------------------------------------
+class CellJSON(TypedDict):
+    """``cell_json``."""
+
+    value: float | None
+    digits: Annotated[int, Range(0, 10)]
+    ci: Interval | None
+    n: Count | None
+    delta: float | None
+    delta_ci: Interval | None
+    p: Probability | None
+
+
+class CellTag(TypedDict):
+    """A cell in a table's row."""
+
+    cell: CellJSON
+
+
+class TableJSON(TypedDict):
+    """``table_json``."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str | CellTag]]
+    groups: list[tuple[str, Count]]
+    notes: list[str]
+    unit: str
+    reference_rows: Count
+
+
+class Comparison(TypedDict, total=False):
+    """``metrics.paired.compare`` of two runs (and its Holm-adjusted p; a slice's key and
+    value)."""
+
+    n_items: Count
+    n_units: Count
+    accuracy_a: Percent | None
+    accuracy_b: Percent | None
+    difference: Points | None
+    ci95: Interval | None
+    ci95_method: str | None
+    a_only: Count
+    b_only: Count
+    mcnemar_p: Probability | None
+    p_holm: Probability | None
+    test: str
+    key: str
+    value: str
+
+
+COMPARED = list[tuple[Count, Count, Comparison, list[Comparison]]]
+"""The schema of a ``compared`` entry."""
+GAINS = list[tuple[Count, Count, Comparison]]
+"""The schema of a ``gains`` entry."""

@@ -15,13 +15,15 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from whatifbench.analysis.audit.slices import slice_value
 from whatifbench.analysis.audit.store import audit_path, load_audit
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.report.datasets import locate
 from whatifbench.report.memo import (
+    CellJSON,
+    TableJSON,
     cell_back,
     cell_json,
     digest_of,
@@ -127,7 +129,7 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
 
         ids = digest_of(list(key[4]))
         found = (remembered("references", [*key[:4], ids, key[5], _where(runs)], compute,
-                            _encode, _decode) if sha else compute())
+                            _encode, _decode, ReferencesJSON) if sha else compute())
     _CACHE[key] = found  # the most recent last
     while len(_CACHE) > 8:
         _CACHE.pop(next(iter(_CACHE)))
@@ -135,6 +137,16 @@ def references(runs: Sequence[RunResult], roots: Sequence[Path] = ()) -> Referen
 
 
 _CACHE: dict[tuple[Any, ...], References] = {}
+
+
+class ReferencesJSON(TypedDict):
+    """What a ``references`` memo entry holds (``_encode``)."""
+
+    chance: list[TableJSON]
+    blind: list[tuple[str, int, int, CellJSON]]
+    notes: list[str]
+    headline: float | None
+    blind_tables: list[TableJSON]
 
 
 def _encode(ref: References) -> dict[str, Any]:

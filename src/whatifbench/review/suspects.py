@@ -4,40 +4,71 @@ first, with a read-only ``suspect`` column holding the reasons (``whatif review 
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.readfile import read_text
+from whatifbench.core.records.read import parse_file
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet
 
 COLUMN = Column("suspect", False, "why 'whatif items' flagged this row (empty: not flagged)")
 
 
+@dataclass(frozen=True)
+class SuspectsDataset:
+    """The dataset a ``whatif items --json`` file is of."""
+
+    items_sha256: str
+    """Its items' sha256."""
+
+
+@dataclass(frozen=True)
+class SuspectItem:
+    """One item of a ``whatif items --json`` file, as far as the sheet reads it."""
+
+    id: str
+    """The item."""
+    suspect: bool = False
+    """``whatif items`` flagged it."""
+    reasons: tuple[str, ...] = ()
+    """Why."""
+
+
+@dataclass(frozen=True)
+class SuspectsFile:
+    """A ``whatif items --json`` file, as far as the sheet reads it (most serious first)."""
+
+    dataset: SuspectsDataset
+    """The dataset."""
+    items: list[SuspectItem]
+    """Its items."""
+
+
 def read_suspects(path: str | Path, dataset: Dataset) -> dict[str, tuple[int, str]]:
-    """From a ``whatif items --json`` file of ``dataset``: each suspect item's rank and
-    reasons. Refuses a file of another dataset."""
+    """From a ``whatif items --json`` file of ``dataset`` (read through ``SuspectsFile``): each
+    suspect item's rank and reasons. Refuses a file of another dataset."""
     path = Path(path)
     fix = "Write it with 'whatif items DATASET RUN... --json FILE'."
     try:
-        data = json.loads(read_text(path))
-        items = data["items"]
-        recorded = data["dataset"]["items_sha256"]
+        text = read_text(path)
     except FileNotFoundError:
         raise WhatifError(f"The suspects file {path} does not exist. {fix}") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise WhatifError(f"{path} is not a 'whatif items --json' file ({exc!r}). {fix}") \
-            from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WhatifError(f"The suspects file {path} cannot be read ({exc}). {fix}") from None
+    found_file: SuspectsFile = parse_file(SuspectsFile, text, path,
+                                          f"It is not a 'whatif items --json' file. {fix}")
+    recorded = found_file.dataset.items_sha256
     if recorded != dataset.items_sha256:
         raise WhatifError(f"{path} lists the items of another dataset (items sha256 "
-                          f"{str(recorded)[:12]}…) than {dataset.root} "
+                          f"{recorded[:12]}…) than {dataset.root} "
                           f"({dataset.items_sha256[:12]}…). {fix}")
     found: dict[str, tuple[int, str]] = {}
-    for rank, item in enumerate(i for i in items if isinstance(i, dict) and i.get("suspect")):
-        found[str(item.get("id"))] = (rank, "; ".join(str(r) for r in item.get("reasons", [])))
+    for rank, item in enumerate(i for i in found_file.items if i.suspect):
+        found[item.id] = (rank, "; ".join(item.reasons))
     return found
 
 

@@ -9,17 +9,18 @@ carried a calibration of the old model-based estimate) are read; their calibrati
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
 from whatifbench.analysis.items.estimate import Units
 from whatifbench.analysis.items.irt import A_PRIOR, D_PRIOR, Fit, fit_2pl
 from whatifbench.core.readfile import NotRegularFile, read_text
+from whatifbench.core.records.read import parse_file, parse_text
+from whatifbench.core.records.schema import NON_EMPTY, Range, to_json
 from whatifbench.errors import WhatifError
 
 FORMAT = "whatifbench-item-bank"
@@ -101,37 +102,85 @@ def fit_bank(y: np.ndarray, observed: np.ndarray, units: Sequence[tuple[str, str
                  "iterations": fit.iterations, "converged": fit.converged})
 
 
+@dataclass(frozen=True)
+class BankDataset:
+    """The dataset a bank was fitted on."""
+
+    items_sha256: str
+    """Its items' sha256: the bank is refused for any other dataset."""
+    name: str | None = None
+    """Its name."""
+    suite: str | None = None
+    """Its suite."""
+    version: str | None = None
+    """Its card's version."""
+
+
+@dataclass(frozen=True)
+class UnitRecord:
+    """A unit as the bank file holds it."""
+
+    id: str
+    """The scoring unit."""
+    deal: str
+    """Its dealing unit."""
+    items: Annotated[tuple[str, ...], NON_EMPTY]
+    """The dealing unit's items (at least one)."""
+    a: float
+    """Discrimination (finite)."""
+    d: float
+    """Intercept (finite)."""
+    share_right: Annotated[float, Range(0, 1)] | None = None
+    """Share of the fitting runs that got it right."""
+
+
+@dataclass(frozen=True)
+class BankFile:
+    """A bank file (``FORMAT``, version 1 or 2), as read."""
+
+    format: Literal["whatifbench-item-bank"]
+    """``whatifbench-item-bank``."""
+    version: Literal[1, 2]
+    """The file's version (1 carried a calibration, now ignored)."""
+    dataset: BankDataset
+    """The dataset fitted."""
+    scoring_unit: str
+    """What a unit is, in words."""
+    metric: str
+    """The metric the units' mean outcome is."""
+    respondents: Annotated[int, Range(1, None)]
+    """Runs the bank was fitted on."""
+    units: Annotated[list[UnitRecord], NON_EMPTY]
+    """Every scoring unit (at least one)."""
+    fit: dict[str, Any] = field(default_factory=dict)
+    """How it was fitted."""
+
+
 def load_bank(path: str | Path) -> Bank:
-    """Read a bank file, refusing with a sentence anything that is not one."""
+    """Read a bank file through its schema (``BankFile``), refusing with one sentence naming
+    the file, line and field anything that is not one."""
     path = Path(path)
     fix = "Write one with 'whatif items DATASET RUN... --bank FILE'."
     try:
-        data = json.loads(read_text(path))
+        text = read_text(path)
     except FileNotFoundError:
         raise WhatifError(f"The item bank {path} does not exist. {fix}") from None
     except NotRegularFile as exc:
         raise WhatifError(f"The item bank {exc}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise WhatifError(f"The item bank {path} is not a JSON file ({exc}). {fix}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WhatifError(f"The item bank {path} cannot be read ({exc}). {fix}") from None
+    data = parse_text(text, path, fix=f"It is not a JSON file. {fix}")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise WhatifError(f"{path} is not a whatifbench item bank (no \"format\": \"{FORMAT}\"). "
                           f"{fix}")
     if data.get("version") not in (1, VERSION):
         raise WhatifError(f"The item bank {path} has version {data.get('version')!r}; this "
                           f"whatifbench reads versions 1 and {VERSION}. {fix}")
-    try:
-        units = tuple(BankUnit(str(u["id"]), str(u["deal"]), tuple(str(i) for i in u["items"]),
-                               float(u["a"]), float(u["d"]), u.get("share_right"))
-                      for u in data["units"])
-        bank = Bank(dict(data["dataset"]), str(data["scoring_unit"]), str(data["metric"]),
-                    units, int(data["respondents"]), dict(data.get("fit") or {}))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise WhatifError(f"The item bank {path} lacks or garbles a field ({exc!r}). {fix}") \
-            from None
-    if not units or not all(np.isfinite([u.a for u in units] + [u.d for u in units])):
-        raise WhatifError(f"The item bank {path} has no units, or a parameter that is not a "
-                          f"finite number. {fix}")
-    return bank
+    found: BankFile = parse_file(BankFile, text, path, fix)
+    units = tuple(BankUnit(u.id, u.deal, u.items, float(u.a), float(u.d), u.share_right)
+                  for u in found.units)
+    return Bank(to_json(found.dataset), found.scoring_unit, found.metric, units,
+                found.respondents, found.fit)
 
 
 def check_bank(bank: Bank, path: str | Path, items_sha256: str, where: str) -> None:

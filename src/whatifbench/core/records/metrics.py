@@ -73,6 +73,11 @@ class EstimateMetric(TypedDict, total=False):
     interval: Interval | None
     items: Count
     dataset_items: Count
+    method: str
+    metric: str
+    scoring_unit: str
+    bank: str
+    interval_method: str
 
 
 class Metrics(TypedDict, total=False):

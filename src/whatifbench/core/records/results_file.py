@@ -138,7 +138,7 @@ def read_results(folder: str | Path, metrics_schema: MetricsSchema = lambda suit
     path = folder / "results.json"
     text = _results_text(folder, path)
     data = parse_text(text, path, fix=f"The file was not written by 'whatif run'. {RECREATE}")
-    if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
+    if not isinstance(data, dict) or "runs" not in data:
         raise WhatifError(f"{path} is not a whatifbench results file (it holds no list of "
                           f"\"runs\"). {RECREATE}")
     if isinstance(data.get("version"), int) and data["version"] > VERSION:

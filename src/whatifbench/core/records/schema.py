@@ -8,7 +8,8 @@ numbers and the objects of ``dict``/``TypedDict`` types are kept as read. Types 
 ``str``, ``int`` (never ``bool``), ``float`` (finite; an integer is a number), ``bool``,
 ``None``, unions, ``Literal``, ``list[T]``, ``tuple[T, ...]``, ``tuple[A, B]``,
 ``dict[str, T]``, ``Mapping[str, T]``, ``Any`` (any JSON value), dataclasses, ``TypedDict``s, and
-``Annotated[T, Range(...)]`` or ``Annotated[T, ORDERED]`` for bounds. A wrong value is a
+``Annotated[T, Range(...)]``, ``Annotated[T, ORDERED]`` or ``Annotated[T, NON_EMPTY]`` for
+bounds. A wrong value is a
 ``SchemaError`` naming its path (``runs[2].spec.protocol.max_new_tokens``), what was expected and
 what was found; readers turn it into one ``WhatifError`` naming the file and line
 (``core.records.read``).
@@ -41,6 +42,8 @@ class Range:
 
 ORDERED = "ordered"
 """``Annotated[tuple[float, float], ORDERED]``: an interval, its low end not above its high."""
+NON_EMPTY = "non-empty"
+"""``Annotated[list[T], NON_EMPTY]``: an array of at least one value."""
 
 
 class SchemaError(ValueError):
@@ -239,6 +242,13 @@ def _annotated(base: Any, extra: tuple[Any, ...]) -> Callable[[Any], Any]:
     if bounds is not None and base is float:
         return _number(bounds)
     inner = converter(base)
+    if NON_EMPTY in extra:
+        def non_empty(value: Any) -> Any:
+            built = inner(value)
+            if not built:
+                raise SchemaError((), "an array of at least one value", value)
+            return built
+        return non_empty
     if ORDERED in extra:
         def ordered(value: Any) -> Any:
             built = inner(value)
@@ -551,6 +561,8 @@ class SchemaWriter:
                 out["minimum"] = bounds.low
             if bounds is not None and bounds.high is not None:
                 out["maximum"] = bounds.high
+            if NON_EMPTY in extra:
+                out["minItems"] = 1
             return out
         if origin in (Union, types.UnionType):
             return {"anyOf": [self.of(a) for a in typing.get_args(tp)]}

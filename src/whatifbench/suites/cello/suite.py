@@ -26,6 +26,7 @@ from whatifbench.suites.cello.families import MAX_NEW_TOKENS, auto_family, famil
 from whatifbench.suites.cello.figures import cello_figures
 from whatifbench.suites.cello.identity import BUILDER
 from whatifbench.suites.cello.metrics import cello_metrics
+from whatifbench.suites.cello.metrics_schema import CelloMetrics
 from whatifbench.suites.cello.paper import paper_prompt, paper_sample
 from whatifbench.suites.cello.stats import cello_stats
 from whatifbench.suites.cello.tables import cello_tables
@@ -36,6 +37,8 @@ class CelloSuite(Suite):
     """CELLO: causal questions over the four rungs of the ladder, grounded in scene graphs."""
 
     name = "cello"
+    metrics_schema = CelloMetrics
+    """What the metrics of its runs hold (checked when a run folder is read)."""
     prompts = ("default", "paper")
     parsers = ("default", "paper")
     subsets = ("paper",)

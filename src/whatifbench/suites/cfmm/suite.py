@@ -25,6 +25,7 @@ from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cfmm.figures import cfmm_figures
 from whatifbench.suites.cfmm.metrics import ROLES, cfmm_metrics
+from whatifbench.suites.cfmm.metrics_schema import CfmmMetrics
 from whatifbench.suites.cfmm.synth import GENERATOR
 from whatifbench.suites.cfmm.tables import category_table, total_table
 
@@ -43,6 +44,8 @@ class CfmmSuite(Suite):
     """CFMM: basic/counterfactual two-option pairs in six categories, ranked by likelihood."""
 
     name = "cfmm"
+    metrics_schema = CfmmMetrics
+    """What the metrics of its runs hold (checked when a run folder is read)."""
     default_answer_mode = "rank"
     default_score_by = "mean"
     """SEED-Bench-2 style: the option with the lowest generation loss (mean token NLL)."""

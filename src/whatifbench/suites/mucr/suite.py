@@ -24,6 +24,7 @@ from whatifbench.suites.mucr.explanations import add_references
 from whatifbench.suites.mucr.figures import mucr_figures
 from whatifbench.suites.mucr.judging import grade
 from whatifbench.suites.mucr.metrics import mucr_metrics, slices
+from whatifbench.suites.mucr.metrics_schema import MucrMetrics
 from whatifbench.suites.mucr.prompts import IMAGE_INSTRUCTION, LETTERS, image_option
 from whatifbench.suites.mucr.records import CATEGORIES, STYLES
 from whatifbench.suites.mucr.synthetic.identity import GENERATOR
@@ -43,6 +44,8 @@ class MucrSuite(Suite):
     """MuCR: choose the effect (C2E), the cause (E2C), the cue phrase (Cue); explain (Exp)."""
 
     name = "mucr"
+    metrics_schema = MucrMetrics
+    """What the metrics of its runs hold (checked when a run folder is read)."""
     default_max_new_tokens = 256
     default_judge = f"embedding:{BUNDLED}"
     headline_name = "mean of C2E, E2C and Cue accuracy (%)"

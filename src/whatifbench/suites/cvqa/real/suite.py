@@ -28,6 +28,7 @@ from whatifbench.report.figures import FigureSpec, paired_figures
 from whatifbench.report.labels import labeller
 from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
+from whatifbench.suites.cvqa.metrics_schema import CvqaRealMetrics
 from whatifbench.suites.cvqa.prompts import PaperSuite, paper_prompt
 from whatifbench.suites.cvqa.real.paper_parser import paper_boolean, paper_number
 from whatifbench.suites.cvqa.tables import code_llm_tables, paired_table
@@ -48,6 +49,8 @@ class CvqaRealSuite(PaperSuite):
     """C-VQA-Real (C-VQA §3.1–3.2): VQAv2 questions with counterfactual presuppositions."""
 
     name = "cvqa-real"
+    metrics_schema = CvqaRealMetrics
+    """What the metrics of its runs hold (checked when a run folder is read)."""
     prompts = ("default", "paper")
     parsers = PARSERS
 

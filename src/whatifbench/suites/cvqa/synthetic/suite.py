@@ -14,6 +14,7 @@ from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.report.figures import FigureSpec, paired_figures
 from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
+from whatifbench.suites.cvqa.metrics_schema import CvqaSyntheticMetrics
 from whatifbench.suites.cvqa.prompts import PaperSuite, paper_prompt
 from whatifbench.suites.cvqa.synthetic.identity import GENERATOR
 from whatifbench.suites.cvqa.tables import code_llm_tables, paired_table
@@ -27,6 +28,8 @@ class CvqaSyntheticSuite(PaperSuite):
     """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
 
     name = "cvqa-synthetic"
+    metrics_schema = CvqaSyntheticMetrics
+    """What the metrics of its runs hold (checked when a run folder is read)."""
     prompts = ("default", "paper")
     scene_generators = (GENERATOR,)
     demo = Demo(GENERATOR, {"per_template": 50}, 0, small={"per_template": 5})
