@@ -99,7 +99,7 @@ def test_the_chance_row_is_the_expected_score_of_guessing_in_every_column(tmp_pa
         mean([i.id for i in items if i.role == "counterfactual"])
         - mean([i.id for i in items if i.role == "original"]), abs=0.01)
     assert all_cf.ci is None and all_cf.p is None  # an expectation has no sampling interval
-    assert chance["unparsed %"] == "0.0"
+    assert chance["unparsed %"] == "–"  # no replies: over nothing
     overall = 100 * chance_accuracy(items)  # analysis.audit.chance: one definition
     assert (_value(chance["all orig"]) + _value(chance["all cf (Δ)"])) / 2 == pytest.approx(
         overall, abs=0.01)
@@ -246,3 +246,14 @@ def test_a_shortcut_free_cello_gets_its_exact_chance_row(tmp_path: Path) -> None
     rung = tables_for(_runs(tmp_path / "ds"))[0]
     assert CHANCE in [r[0] for r in rung.rows]
     assert not any("No chance row" in n for n in rung.notes)
+
+
+def test_reference_rows_show_no_unparsed_share(tmp_path: Path) -> None:
+    """A chance or blind row made no replies, so its unparsed share is over nothing: "–", not
+    0.0 (issue 39: "chance and blind rows print unparsed 0.0 over nothing")."""
+    runs = _runs(mixed_dataset(tmp_path / "ds"))
+    table = tables_for(runs)[0]
+    column = table.columns.index("unparsed %")
+    chance = next(r for r in table.rows if r[0] == CHANCE)
+    assert chance[column] == "–"
+    assert all(r[column] != "–" for r in table.rows[:len(runs)])  # the runs' own shares stay

@@ -176,9 +176,25 @@ def pseudo_run(suite: Suite, items: Sequence[Item], dataset: str, spec: dict[str
             unparsed=False, flag=None, error=None,
             meta=dict(item.meta), judgement=dict(NOT_GRADED) if item.kind == "text" else {}))
     with contextlib.nullcontext() if intervals else suppressed():
-        metrics = suite.metrics(samples, items)
+        metrics = without_replies(suite.metrics(samples, items))
     return RunResult(suite.name, dataset, "reference", len(items), metrics,
                      RunSpec.from_json(spec), samples)
+
+
+REPLY_SHARES = ("unparsed", "parser_disagreement")
+"""Metrics about replies (the share no parser could read, the parsers' disagreement): a
+reference row made no replies, so they are over nothing (shown "–", never 0.0)."""
+
+
+def without_replies(metrics: Any) -> Any:
+    """``metrics`` with every number named in ``REPLY_SHARES`` (at any depth) set to
+    ``None``."""
+    if isinstance(metrics, dict):
+        return {k: None if k in REPLY_SHARES and isinstance(v, (int, float))
+                and not isinstance(v, bool) else without_replies(v) for k, v in metrics.items()}
+    if isinstance(metrics, list):
+        return [without_replies(v) for v in metrics]
+    return metrics
 
 
 def chance_tables(suite: Suite, items: Sequence[Item], dataset: str,
