@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from whatifbench.core.outside import BUILT_IN
 from whatifbench.core.protocol import (
     ABLATIONS,
     ANSWER_MODES,
@@ -434,7 +435,8 @@ def _list(kinds: tuple[str, ...]) -> int:
         rows = listing(kind)
         print(f"{kind}s:")
         for e in rows:
-            print(f"  {e.name:<28} {plain(e.summary)}")
+            source = f" [plugin: {e.package}]" if e.package != BUILT_IN else ""
+            print(f"  {e.name:<28} {plain(e.summary)}{source}")
         if not rows:
             print("  (none)")
     return 0

@@ -15,6 +15,7 @@ from typing import Any
 from whatifbench import __version__
 from whatifbench.cli import commands, view
 from whatifbench.cli.terminal import safe_output
+from whatifbench.core.outside import owner
 from whatifbench.core.registry import listing, lookup
 from whatifbench.core.suggest import closest
 from whatifbench.errors import (
@@ -179,10 +180,15 @@ def _main(argv: Sequence[str] | None) -> int:
         if not hasattr(args, "func"):
             parser.print_help()
             return EXIT_USER
-        code = args.func(args)
+        try:
+            code = args.func(args)
+        except SystemExit as exc:  # a plugin's sys.exit never ends whatif silently
+            return _plugin_exit(exc)
         return int(code or 0)
     except WhatifError as exc:
-        print(redact(f"whatif: error: {exc}"), file=sys.stderr)
+        found = owner(exc.__traceback__)
+        said = f"whatif: error (plugin {found[0]}): {exc}" if found else f"whatif: error: {exc}"
+        print(redact(said), file=sys.stderr)
         return EXIT_USER
     except Terminated:
         print("\nwhatif: terminated (SIGTERM); temporary files were removed. Every response "
@@ -198,8 +204,30 @@ def _main(argv: Sequence[str] | None) -> int:
     except Exception as exc:  # noqa: BLE001  (a bug: say so plainly, keep the trace)
         if os.environ.get("WHATIF_DEBUG"):
             traceback.print_exc()
+        elif (found := owner(exc.__traceback__)) is not None:
+            print(redact(f"whatif: error in the plugin package {found[0]} (module {found[1]}): "
+                         f"{type(exc).__name__}: {exc}. This is a bug in {found[0]}, not in "
+                         f"whatifbench; report it to its authors (WHATIF_DEBUG=1 shows the "
+                         "traceback)."), file=sys.stderr)
         else:
             print(redact(f"whatif: internal error ({type(exc).__name__}: {exc}). This is a bug "
                          "in whatifbench; rerun with WHATIF_DEBUG=1 for the traceback and report "
                          "it."), file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _plugin_exit(exc: SystemExit) -> int:
+    """A ``SystemExit`` raised while a command ran: whatif's own (re-raised) or a plugin's,
+    which is said and ends the command as a plugin's error, never with the plugin's status
+    (``sys.exit(3)`` would read as "finished with backend errors")."""
+    found = owner(exc.__traceback__)
+    if found is None:
+        raise exc
+    print(redact(f"whatif: error in the plugin package {found[0]} (module {found[1]}): it "
+                 f"called sys.exit({exc.code!r}) inside whatif, which would end the command "
+                 f"with no word of why. This is a bug in {found[0]}: a plugin raises "
+                 "WhatifError for a user's mistake (or returns); report it to its authors "
+                 "(WHATIF_DEBUG=1 shows the traceback)."), file=sys.stderr)
+    if os.environ.get("WHATIF_DEBUG"):
+        traceback.print_exception(exc)
+    return EXIT_INTERNAL
