@@ -13,11 +13,11 @@ from util import run_outputs
 from whatifbench.cli.main import main
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.datastats import words
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Request, Response
 from whatifbench.models.builtin.program import ProgramBackend
-from whatifbench.report.datastats import words
 from whatifbench.suites.cvqa.real.importer import import_release
 from whatifbench.suites.cvqa.real.stats import group_counts, real_stats, yes_no_table
 

@@ -18,8 +18,8 @@ from whatifbench.core.registry import lookup
 from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
+from whatifbench.models.make import backend_args, check_shared_args
 from whatifbench.report.render import tables_for, write_outputs
-from whatifbench.runner.backends import backend_args, check_shared_args
 from whatifbench.runner.evaluate import RunOptions, evaluate
 from whatifbench.runner.executors.config import Executor, ExecutorConfig
 from whatifbench.runner.executors.local import LocalExecutor, open_executor

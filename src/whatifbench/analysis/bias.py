@@ -27,10 +27,10 @@ from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.core.readfile import read_text
 from whatifbench.core.records.spec import RunSpec
 from whatifbench.core.suite import Sample
+from whatifbench.core.table import Table, fmt
 from whatifbench.errors import WhatifError
 from whatifbench.metrics import intervals
 from whatifbench.report.errors import errors_sentence
-from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult, load_runs
 
 MIN_PAIRS = 10

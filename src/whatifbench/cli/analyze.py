@@ -8,8 +8,8 @@ from pathlib import Path
 from whatifbench.analysis.bias import analyze_bias, bias_tables, write_bias
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
+from whatifbench.core.table import terminal_width
 from whatifbench.errors import WhatifError
-from whatifbench.report.table import terminal_width
 
 
 @register("command", "analyze")

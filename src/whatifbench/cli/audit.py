@@ -69,7 +69,7 @@ class AuditCommand:
         from whatifbench.analysis.audit.audit import audit_dataset, flag_labels
         from whatifbench.analysis.audit.tables import headline, seeds_headline, tables
         from whatifbench.core.dataset import refuse_run_folder
-        from whatifbench.report.table import terminal_width
+        from whatifbench.core.table import terminal_width
 
         start = time.perf_counter()
         if _generator_audit(args):

@@ -25,9 +25,9 @@ from whatifbench.core.protocol import (
     Protocol,
 )
 from whatifbench.core.registry import listing, lookup
+from whatifbench.core.table import terminal_width
 from whatifbench.errors import EXIT_BACKEND_ERRORS, WhatifError
 from whatifbench.report import MAX_IMAGES, REPLY_CHARS
-from whatifbench.report.table import terminal_width
 
 if TYPE_CHECKING:
     from whatifbench.runner.results import RunResult
@@ -142,7 +142,7 @@ def _budget(args: argparse.Namespace) -> Any:
     if args.budget is None or args.bank is None:
         raise WhatifError("--budget N and --bank FILE go together: the bank ('whatif items "
                           "DATASET RUN... --bank FILE') says which items are worth asking.")
-    from whatifbench.analysis.items.budget import Budget
+    from whatifbench.runner.budget import Budget
 
     return Budget(args.budget, args.bank, args.budget_method)
 
@@ -165,8 +165,8 @@ def run_command(args: argparse.Namespace) -> int:
     from whatifbench.cli.options import executor_config, model_args_from
     from whatifbench.core.dataset import load_dataset
     from whatifbench.core.outputs import check_output
+    from whatifbench.models.make import parse_model_args
     from whatifbench.report.labels import model_name
-    from whatifbench.runner.backends import parse_model_args
     from whatifbench.runner.evaluate import RunOptions
     from whatifbench.runner.results import default_run_folder
     from whatifbench.runner.store import RunStore
@@ -394,7 +394,12 @@ def stats_command(args: argparse.Namespace) -> int:
             from whatifbench.core.outputs import check_inputs
 
             check_inputs(args.plots, [dataset.root])
-        tables = get_suite(dataset.suite).stats(dataset, Path(args.plots) if args.plots else None)
+        plots = Path(args.plots) if args.plots else None
+        tables = get_suite(dataset.suite).stats(dataset, plots)
+        if plots is not None:
+            from whatifbench.report.datastats import plot_table
+
+            tables.append(plot_table(dataset, plots))
     for table in tables:
         print(table.to_text(terminal_width()))
         print()

@@ -137,9 +137,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _write(args: argparse.Namespace) -> int:
     from whatifbench.core.dataset import load_dataset
+    from whatifbench.core.table import terminal_width
     from whatifbench.human import api
     from whatifbench.report.render import tables_for
-    from whatifbench.report.table import terminal_width
 
     dataset = load_dataset(args.dataset)
     if args.human_action == "import":

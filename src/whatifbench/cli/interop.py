@@ -180,8 +180,8 @@ class ImportResultsCommand:
         from whatifbench import api
         from whatifbench.core.dataset import load_dataset
         from whatifbench.core.outputs import check_output
+        from whatifbench.core.table import terminal_width
         from whatifbench.integrations.lmms.samples import import_lmms_eval
-        from whatifbench.report.table import terminal_width
 
         inputs = [args.samples, args.dataset, *([args.store] if args.store else [])]
         out = Path(args.out)

@@ -60,7 +60,7 @@ class ItemsCommand:
         from whatifbench.analysis.items.responses import load_respondents
         from whatifbench.core.dataset import load_dataset
         from whatifbench.core.outputs import check_distinct, check_output, write_output_file
-        from whatifbench.report.table import terminal_width
+        from whatifbench.core.table import terminal_width
 
         start = time.perf_counter()
         inputs = [args.dataset, *args.runs, *([args.cleaned] if args.cleaned else [])]

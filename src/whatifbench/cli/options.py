@@ -9,7 +9,7 @@ from typing import Any
 
 from whatifbench.core.design import DESIGNS
 from whatifbench.errors import WhatifError
-from whatifbench.runner.backends import merge_values, parse_model_args
+from whatifbench.models.make import merge_values, parse_model_args
 from whatifbench.runner.executors.config import EXECUTORS, ExecutorConfig, JobMap, Resources
 from whatifbench.runner.executors.local import open_job_map, stderr
 

@@ -12,24 +12,28 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from whatifbench.core.facts import (
+    ACCURACY,
+    CLASS_FACTS,
+    FIRST_ROLE,
+    PAIRED_METRICS,
+    SuiteFacts,
+)
 from whatifbench.core.item import Item
 from whatifbench.core.records.metrics import Metrics
 from whatifbench.core.records.score import Score
 
 if TYPE_CHECKING:
+    from whatifbench.core.figure import FigureSpec
     from whatifbench.core.records.run import RunResult
     from whatifbench.core.records.sample import Sample
-    from whatifbench.report.figures import FigureSpec
-    from whatifbench.report.table import Table
+    from whatifbench.core.table import Table
 
-ACCURACY = "accuracy"
-"""The metric every suite reports over all its scored items."""
-PAIRED_METRICS = ("original_accuracy", "counterfactual_accuracy", "drop", "pair_accuracy")
-"""What paired suites report (``metrics.paired.paired_metrics``), before accuracy."""
+__all__ = ["ACCURACY", "PAIRED_METRICS", "Demo", "Headline", "SuiteContract", "SuiteFacts"]
 
 
 def Headline(value: float | None, ci: tuple[float, float] | None, name: str,
@@ -43,8 +47,8 @@ def Headline(value: float | None, ci: tuple[float, float] | None, name: str,
 class Demo:
     """A small generated dataset of the suite (the inspect task's default, ``example``)."""
 
-    generator: str
-    """The registered generator."""
+    generator: str = ""
+    """The registered generator (a generator's own ``demo`` leaves it out)."""
     params: Mapping[str, Any] = field(default_factory=dict)
     """Its parameters (besides ``seed``)."""
     seed: int = 0
@@ -58,21 +62,33 @@ class SuiteContract:
 
     name = "suite"
 
-    # -- headline, units, reported metrics -------------------------------------------------
+    # -- facts ------------------------------------------------------------------------------
+    facts: SuiteFacts = SuiteFacts()
+    """What the suite declares about itself, as data (``core.facts``)."""
     headline_metric = ACCURACY
-    """The key of ``metrics`` that models are ranked by (a percentage)."""
+    """``facts.headline`` (the name of earlier versions; kept in step with ``facts``)."""
     headline_name = "accuracy (%)"
-    """How the headline metric is named."""
+    """``facts.headline_name``."""
     pair_roles: tuple[str, str] | None = None
-    """The roles of a paired suite's two questions, first the one asked about the picture as
-    it is (``original`` or ``basic``), then ``counterfactual``; ``None`` for unpaired suites."""
+    """``facts.pair_roles``."""
     scoring_unit = "questions"
-    """What one unit of ``unit_outcomes`` is, in words (model-vs-humans tables)."""
+    """``facts.unit``."""
     metrics_schema: Any = Metrics
-    """What ``metrics`` returns, as a ``TypedDict`` built from ``core.records.metrics``: run
-    folders are checked against it when read, so a value of the wrong type or out of range is
-    one message naming the file and field (the default knows what every suite's metrics
-    share)."""
+    """``facts.metrics_schema``."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Keep ``facts`` and the class attributes of earlier versions in step: a suite that
+        declares ``facts`` gets the attributes from it; one that sets the attributes (the API
+        before facts) gets ``facts`` made of them."""
+        super().__init_subclass__(**kwargs)
+        if "facts" in cls.__dict__:
+            for attribute, fact in CLASS_FACTS.items():
+                setattr(cls, attribute, getattr(cls.facts, fact))
+            return
+        changed = {fact: getattr(cls, attribute) for attribute, fact in CLASS_FACTS.items()
+                   if getattr(cls, attribute) != getattr(cls.facts, fact)}
+        if changed:
+            cls.facts = replace(cls.facts, **changed)
 
     def headline(self, metrics: Mapping[str, Any]) -> Score:
         """The run's headline value, read from its ``metrics`` (checked by the suite's
@@ -95,22 +111,33 @@ class SuiteContract:
                      estimate.dataset_items, found.unit, found.name, estimate)
 
     def unit_outcomes(self, samples: Sequence[Sample]) -> dict[str, bool]:
-        """Right or wrong per scoring unit (``scoring_unit``), for paired comparisons of a
-        model with people or with another model on the suite's own terms. The default: every
-        scored item (free-text items, neither right nor wrong, are no unit)."""
-        return {s.item_id: bool(s.correct) for s in samples if s.correct is not None}
+        """Right or wrong per scoring unit (``facts.unit``), for paired comparisons of a model
+        with people or with another model on the suite's own terms, as the facts say: scored
+        items (free-text items, neither right nor wrong, are no unit) of ``scored_roles`` and
+        ``scored_groups``, by item or by pair (right when both its questions are)."""
+        facts = self.facts
+        scored = [s for s in samples if s.correct is not None
+                  and (facts.scored_roles is None or s.role in facts.scored_roles)
+                  and (facts.scored_groups is None or s.group in facts.scored_groups)]
+        if facts.scored_by != "pair":
+            return {s.item_id: bool(s.correct) for s in scored}
+        pairs: dict[str, list[bool]] = {}
+        for s in scored:
+            if s.pair_id is not None:
+                pairs.setdefault(s.pair_id, []).append(bool(s.correct))
+        return {p: all(v) for p, v in pairs.items() if len(v) == 2}
 
     def reported_metrics(self, items: Sequence[Item]) -> tuple[str, ...]:
         """The names of ``metrics`` values that other tools' tasks report (inspect_ai's
-        metrics, the lmms-eval task's metric list): the paired ones for paired suites, then
-        accuracy and the unparsed share."""
-        paired = self.pair_roles is not None and {*self.pair_roles} <= {i.role for i in items}
-        return (*(PAIRED_METRICS if paired else ()), ACCURACY, "unparsed")
+        metrics, the lmms-eval task's metric list): ``facts.reported_metrics``, by default the
+        paired ones for paired suites, then accuracy and the unparsed share."""
+        return self.facts.default_reported([i.role for i in items])
 
     def reported_groups(self, items: Sequence[Item]) -> tuple[str, ...]:
         """Groups whose accuracy other tools' tasks report apart (the lmms-eval task adds one
-        metric per group); none by default."""
-        return ()
+        metric per group): ``facts.reported_groups`` present in the items."""
+        groups = {i.group for i in items}
+        return tuple(g for g in self.facts.reported_groups if g in groups)
 
     def option_words(self) -> dict[str, str]:
         """Groups whose options are named in words rather than listed with letters, and the
@@ -120,8 +147,8 @@ class SuiteContract:
     # -- what reports draw -------------------------------------------------------------------
     def figures(self, runs: Sequence[RunResult]) -> list[FigureSpec] | None:
         """The suite's figures over the runs of one dataset (the papers' figures, built from
-        ``report.figures``); ``None``: the default figure, accuracy per group with intervals
-        when the metrics have groups."""
+        ``report.figures``; the record is ``core.figure.FigureSpec``); ``None``: the default
+        figure, accuracy per group with intervals when the metrics have groups."""
         return None
 
     # -- guessing and the blind row ----------------------------------------------------------
@@ -144,22 +171,46 @@ class SuiteContract:
         model of ``whatif items`` does not count such a mistake as evidence against the key).
         The default, for paired suites: the second role's question is drawn to the first's
         answer, what a model that believes its eyes (or ignores the premise) says."""
-        if self.pair_roles is None:
+        if self.facts.distractors != FIRST_ROLE or self.facts.pair_roles is None:
             return {}
-        first, second = self.pair_roles
+        first, second = self.facts.pair_roles
         by_pair = {i.pair_id: i.id for i in items if i.role == first and i.pair_id is not None}
         why = (f"the {first} question's answer: a model that believes its eyes or ignores the "
                "premise says it")
         return {i.id: (by_pair[i.pair_id], why) for i in items
                 if i.role == second and i.pair_id in by_pair}
 
-    # -- datasets ------------------------------------------------------------------------------
+    # -- datasets: what belongs to a generator lives on the generator ------------------------
     scene_generators: tuple[str, ...] = ()
-    """The generators whose pictures of this suite whatifbench's scene engine draws (what the
-    scene reader and the oracle can see); with no generator recorded, a dataset of a suite
-    that has some is taken to be such pictures too."""
+    """Earlier versions' list of the generators whose pictures of this suite the scene engine
+    draws; now each generator says so itself (its ``scene_source``): ``drawn_by``."""
     demo: Demo | None = None
-    """A small generated dataset of the suite, if it has a generator."""
+    """Earlier versions' small generated dataset; now a generator of the suite declares it
+    (its ``demo``: ``Demo`` without the generator's name): ``the_demo``."""
+
+    def drawn_by(self) -> tuple[str, ...]:
+        """The generators whose pictures of this suite whatifbench's scene engine draws (what
+        the scene reader and the oracle can see): the suite's generators with a
+        ``scene_source`` (from the registry's index, nothing imported). With no generator
+        recorded, a dataset of a suite that has some is taken to be such pictures too."""
+        if self.scene_generators:
+            return tuple(self.scene_generators)
+        from whatifbench.core.registry import listing
+
+        return tuple(g.name for g in listing("generator") if g.suite == self.name and g.scenes)
+
+    def the_demo(self) -> Demo | None:
+        """The suite's small generated dataset (the inspect task's default, ``example``): the
+        ``demo`` a generator of the suite declares (or the suite's own, earlier versions')."""
+        if self.demo is not None:
+            return self.demo
+        from whatifbench.core.registry import listing, lookup
+
+        for listed in listing("generator"):
+            if listed.suite == self.name and listed.demo:
+                declared = lookup("generator", listed.name).obj.demo
+                return replace(declared, generator=listed.name)
+        return None
     private_meta: tuple[str, ...] = ()
     """Keys of its items' ``meta`` that only whatifbench needs (answer-bearing or internal):
     exports leave them out unless asked (``--with-answers``), the inspect task never shows
@@ -167,7 +218,14 @@ class SuiteContract:
 
     def how_answers(self, generator: str | None) -> str | None:
         """How the answers of a dataset made by ``generator`` (the card's) were computed, for
-        dataset cards of exports; ``None``: an imported release (its own answers)."""
+        dataset cards of exports: what that generator of the suite says (its ``how_answers``);
+        ``None``: an imported release (its own answers)."""
+        from whatifbench.core.registry import listing, lookup
+
+        for listed in listing("generator"):
+            if listed.name == generator and listed.suite == self.name:
+                said = getattr(lookup("generator", listed.name).obj, "how_answers", None)
+                return said if isinstance(said, str) else None
         return None
 
     def example(self, out: Path, seed: int = 0) -> None:
@@ -176,11 +234,12 @@ class SuiteContract:
         from whatifbench.core.registry import lookup
         from whatifbench.errors import WhatifError
 
-        if self.demo is None:
+        demo = self.the_demo()
+        if demo is None:
             raise WhatifError(f"The suite {self.name} has no example dataset; import or build "
                               "one (see 'whatif suites').")
-        generator = lookup("generator", self.demo.generator).obj
-        params = self.demo.params if self.demo.small is None else self.demo.small
+        generator = lookup("generator", demo.generator).obj
+        params = demo.params if demo.small is None else demo.small
         generator.generate(out, seed=seed, **dict(params))
 
     def source_stats(self, path: Path) -> list[Table] | None:

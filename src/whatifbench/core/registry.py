@@ -57,6 +57,12 @@ class Listed:
     """One line for listings and help."""
     package: str = BUILT_IN
     """The distribution that registers it (``whatifbench``, or an outside plugin's package)."""
+    suite: str | None = None
+    """A generator's: the suite of the datasets it writes (its ``suite``)."""
+    scenes: bool = False
+    """A generator's: the scene engine draws its pictures (it has a ``scene_source``)."""
+    demo: bool = False
+    """A generator's: it makes its suite's small example dataset (it has a ``demo``)."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +142,7 @@ def listing(kind: str) -> list[Listed]:
     found = dict(_listed()[kind])
     for entry in _ENTRIES[kind].values():
         found.setdefault(entry.name, Listed(kind, entry.name, entry.obj.__module__,
-                                            entry.summary, entry.package))
+                                            entry.summary, entry.package, **_facts(entry.obj)))
     return sorted(found.values(), key=lambda e: e.name)
 
 
@@ -175,10 +181,20 @@ def build_index() -> list[dict[str, str]]:
         package = importlib.import_module(package_name)
         for info in pkgutil.walk_packages(package.__path__, prefix=f"{package_name}."):
             importlib.import_module(info.name)
-    rows = [{"kind": e.kind, "name": e.name, "module": e.obj.__module__, "summary": e.summary}
+    rows = [{"kind": e.kind, "name": e.name, "module": e.obj.__module__, "summary": e.summary,
+             **(_facts(e.obj) if e.kind == "generator" else {})}
             for table in _ENTRIES.values() for e in table.values()
             if e.obj.__module__.startswith("whatifbench.")]
     return sorted(rows, key=lambda r: (KINDS.index(r["kind"]), r["name"]))
+
+
+def _facts(obj: Any) -> dict[str, Any]:
+    """What the index records of a generator beside its name: its suite, whether the scene
+    engine draws its pictures, whether it makes its suite's example (only what is set)."""
+    facts = {"suite": getattr(obj, "suite", None),
+             "scenes": getattr(obj, "scene_source", None) is not None,
+             "demo": getattr(obj, "demo", None) is not None}
+    return {k: v for k, v in facts.items() if v}
 
 
 def index_text(rows: list[dict[str, str]]) -> str:

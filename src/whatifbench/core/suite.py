@@ -20,10 +20,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from whatifbench.core.dataset import Dataset
-    from whatifbench.models.base import Backend
-    from whatifbench.report.table import Table
-    from whatifbench.runner.judge import JudgeRuntime
-    from whatifbench.runner.results import RunResult
+    from whatifbench.core.records.run import RunResult
+    from whatifbench.core.table import Table
 
 
 class Suite(SuiteContract, ABC):
@@ -73,10 +71,11 @@ class Suite(SuiteContract, ABC):
                 f"{', '.join(self.parsers)}."
             )
 
-    def bind(self, protocol: Protocol, backend: Backend) -> Protocol:
-        """The protocol for this backend, before anything is asked: suites whose paper protocol
-        differs per model family fill ``Protocol.family`` from the backend (or check the one
-        ``--prompt paper:FAMILY`` names). The default keeps the protocol as given."""
+    def bind(self, protocol: Protocol, backend: Any) -> Protocol:
+        """The protocol for this backend (a ``models.base.Backend``), before anything is
+        asked: suites whose paper protocol differs per model family fill ``Protocol.family``
+        from the backend (or check the one ``--prompt paper:FAMILY`` names). The default keeps
+        the protocol as given."""
         return protocol
 
     def select(self, items: Sequence[Item], name: str, seed: int) -> list[Item]:
@@ -167,9 +166,10 @@ class Suite(SuiteContract, ABC):
         return value is not None and value == item.target
 
     def judge(self, samples: Sequence[Sample], items: Sequence[Item],
-              judge: JudgeRuntime) -> list[Sample]:
-        """Grade free-text answers (fill ``Sample.score``) through cached judge calls; suites
-        without free-text items keep the samples as they are."""
+              judge: Any) -> list[Sample]:
+        """Grade free-text answers (fill ``Sample.score``) through cached judge calls (``judge``:
+        a ``runner.judge.JudgeRuntime``); suites without free-text items keep the samples as
+        they are."""
         return list(samples)
 
     # -- results -----------------------------------------------------------------------------
@@ -177,15 +177,18 @@ class Suite(SuiteContract, ABC):
     def metrics(self, samples: Sequence[Sample], items: Sequence[Item]) -> dict[str, Any]:
         """The run's metrics (``results.json`` → ``runs[i].metrics``)."""
 
-    @abstractmethod
-    def tables(self, runs: Sequence[RunResult]) -> list[Table]:
-        """Tables in the paper's layout, one row per run."""
+    def tables(self, runs: Sequence[RunResult]) -> list[Table] | None:
+        """Tables in the paper's layout, one row per run; ``None`` (the default): the tables
+        that follow from the facts (``report.default_tables``: a row per run, a column per
+        reported metric with its interval)."""
+        return None
 
     def stats(self, dataset: Dataset, plots: Path | None = None) -> list[Table]:
-        """Dataset statistics for ``whatif stats`` (suites add their own)."""
-        from whatifbench.report.datastats import basic_stats
+        """Dataset statistics for ``whatif stats`` (suites add their own; ``plots``: where
+        ``whatif stats --plots`` draws, the answer histograms added by the command)."""
+        from whatifbench.core.datastats import basic_stats
 
-        return basic_stats(dataset, plots)
+        return basic_stats(dataset)
 
 
 def _lists_options(item: Item) -> bool:

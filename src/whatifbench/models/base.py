@@ -14,15 +14,15 @@ from whatifbench.secrets import SECRET_WORDS
 
 def scene_generators_reason(suite: str, generator: str | None) -> str | None:
     """``None`` when a dataset of ``suite`` made by ``generator`` shows pictures drawn by our
-    scene engine (the suite's ``scene_generators``; with no generator recorded, any dataset of
+    scene engine (the suite's ``drawn_by``; with no generator recorded, any dataset of
     a suite that has them); else why not."""
     from whatifbench.core.registry import listing
     from whatifbench.core.suite import suite_for
 
-    drawn = suite_for(suite).scene_generators
+    drawn = suite_for(suite).drawn_by()
     if drawn and (generator is None or generator in drawn):
         return None
-    every = sorted({g for s in listing("suite") for g in suite_for(s.name).scene_generators})
+    every = sorted({g.name for g in listing("generator") if g.scenes})
     made = f"was made by {generator or 'an unnamed generator'}" if generator is not None \
         else "is not one of them"
     return (f"it reads only pictures drawn by whatifbench's scene generators "

@@ -22,6 +22,7 @@ from typing import Any
 
 from whatifbench.core.records.schema import to_json
 from whatifbench.core.suite import Sample
+from whatifbench.core.table import SIGNIFICANT, Cell, Table, fmt_p, signed
 from whatifbench.metrics.paired import compare
 from whatifbench.metrics.stats import holm, recorded_p
 from whatifbench.report.labels import (
@@ -32,7 +33,6 @@ from whatifbench.report.labels import (
     shown_together,
 )
 from whatifbench.report.memo import COMPARED, GAINS, digest_of, remembered
-from whatifbench.report.table import SIGNIFICANT, Cell, Table, fmt_p, signed
 from whatifbench.runner.ablation import ablation_checked, ablation_of
 from whatifbench.runner.results import RunResult
 

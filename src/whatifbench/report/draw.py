@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.fsutil import ensure_dir, write_bytes_atomic, write_cache
+from whatifbench.core.home import whatif_home
 from whatifbench.core.readfile import read_text
 from whatifbench.report.figures import FigureSpec
-from whatifbench.runner.store import whatif_home
 
 STYLE = "2"
 """Bumped whenever the drawing code changes, so memoised SVGs are redrawn."""

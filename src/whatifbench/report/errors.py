@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from whatifbench.core.table import Table
 from whatifbench.report.labels import model_name, run_labels
-from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 
 COLUMN = "backend errors"

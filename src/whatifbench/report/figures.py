@@ -10,55 +10,15 @@ PDF or PNG, so nothing here imports matplotlib.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from whatifbench.core.figure import FigureSpec, Panel, Series
+from whatifbench.core.table import interval, negated
 from whatifbench.metrics.stats import wilson_of_percent
 from whatifbench.report.labels import labeller, shown_together
-from whatifbench.report.table import interval, negated
 from whatifbench.runner.results import RunResult
 
 Interval = tuple[float, float] | None
-
-
-@dataclass(frozen=True)
-class Series:
-    """One bar colour: a value (and interval) per category."""
-
-    name: str
-    """Legend entry."""
-    values: tuple[float | None, ...]
-    """Bar heights (``None``: no bar)."""
-    intervals: tuple[Interval, ...]
-    """95 % interval per bar (``None``: no whisker)."""
-
-
-@dataclass(frozen=True)
-class Panel:
-    """One set of axes: categories along x, one bar per series at each."""
-
-    title: str
-    """Panel title (a model, or empty for a single panel)."""
-    categories: tuple[str, ...]
-    """x tick labels."""
-    series: tuple[Series, ...]
-    """Bars."""
-
-
-@dataclass(frozen=True)
-class FigureSpec:
-    """A figure: one or more panels sharing the y axis."""
-
-    name: str
-    """File stem for ``--figures DIR`` (``cvqa-synthetic-accuracy-by-group``)."""
-    title: str
-    """Caption."""
-    ylabel: str
-    """y axis label."""
-    panels: tuple[Panel, ...]
-    """The axes, left to right, top to bottom."""
-    ylim: tuple[float, float] | None = (0.0, 100.0)
-    """Fixed y range (``None``: fit the data, with a zero line)."""
 
 
 def wilson_entry(entry: dict[str, Any] | None) -> Interval:

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from whatifbench.core.suite import suite_for
+from whatifbench.core.table import Cell, Table, signed
 from whatifbench.metrics.paired import compare
 from whatifbench.report.comparisons import fmt_p
 from whatifbench.report.labels import is_human, labeller, model_name
 from whatifbench.report.overview import headline
-from whatifbench.report.table import Cell, Table, signed
 from whatifbench.runner.results import RunResult
 
 NOTE = "Rows named human: … are people's answers (whatif human), shown after the models."

@@ -17,9 +17,9 @@ from stat import S_ISREG
 from PIL import Image
 
 from whatifbench.core.fsutil import write_cache
+from whatifbench.core.home import whatif_home
 from whatifbench.core.images import open_image, too_large
 from whatifbench.core.readfile import read_bytes
-from whatifbench.runner.store import whatif_home
 
 THUMB = 160
 """Default longest side of a thumbnail, in pixels."""

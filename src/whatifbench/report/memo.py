@@ -28,8 +28,8 @@ from whatifbench.core.records.metrics import Interval, Points, Probability
 from whatifbench.core.records.read import refuse
 from whatifbench.core.records.schema import Range, SchemaError, parse
 from whatifbench.core.records.spec import Count, Percent
+from whatifbench.core.table import Cell, Table
 from whatifbench.errors import WhatifError
-from whatifbench.report.table import Cell, Table
 
 T = TypeVar("T")
 MAX_ENTRIES = 512

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from whatifbench.analysis.audit.slices import natural_order
 from whatifbench.core.fsutil import ensure_dir
 from whatifbench.core.item import Item
+from whatifbench.core.slices import natural_order
 
 
 def _pyplot() -> Any:

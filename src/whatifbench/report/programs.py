@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from whatifbench.report.table import Table, fmt
+from whatifbench.core.table import Table, fmt
 from whatifbench.runner.results import RunResult
 
 FAMILIES = {"viper": "ViperGPT", "visprog": "VisProg"}

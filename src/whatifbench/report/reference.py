@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from whatifbench.analysis.audit.slices import slice_value
-from whatifbench.analysis.audit.store import audit_path, load_audit
 from whatifbench.core.item import Item, item_from_json
+from whatifbench.core.records.audit import audit_path, load_audit
+from whatifbench.core.slices import slice_value
+from whatifbench.core.table import Cell, Table, interval
 from whatifbench.report.datasets import locate
+from whatifbench.report.default_tables import suite_tables
 from whatifbench.report.memo import (
     CellJSON,
     TableJSON,
@@ -38,7 +40,6 @@ from whatifbench.report.reference_runs import (
     pseudo_run,
     slice_cells,
 )
-from whatifbench.report.table import Cell, Table, interval
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult
 
@@ -232,7 +233,7 @@ def blind_run_tables(suite: Any, items: Sequence[Item], dataset: str,
 
     def tables(protocol: dict[str, Any], intervals: bool) -> list[Table]:
         spec = {"model_name": BLIND, "protocol": protocol}
-        return suite.tables([pseudo_run(suite, items, dataset, spec, answer, intervals)])
+        return suite_tables(suite, [pseudo_run(suite, items, dataset, spec, answer, intervals)])
 
     # Text that changes with the protocol (a prompt column) describes a run, not the baseline.
     shown, other = tables(PROTOCOLS[0], True), tables(PROTOCOLS[1], False)

@@ -27,8 +27,9 @@ from typing import Any
 from whatifbench.core.item import Item
 from whatifbench.core.records.spec import RunSpec
 from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.table import Cell, Table
 from whatifbench.metrics.intervals import suppressed
-from whatifbench.report.table import Cell, Table
+from whatifbench.report.default_tables import suite_tables
 from whatifbench.runner.results import RunResult
 
 MAX_COMBINATIONS = 256
@@ -214,7 +215,7 @@ def chance_tables(suite: Suite, items: Sequence[Item], dataset: str,
         spec = {"model_name": label, "protocol": protocol}
         run = pseudo_run(suite, items, dataset, spec, answer)
         values.append(headline(run)[0])
-        return suite.tables([run])
+        return suite_tables(suite, [run])
 
     shown = average([(w, tables(a, PROTOCOLS[0])) for w, a in runs],
                     tables(runs[0][1], PROTOCOLS[1]))
@@ -279,7 +280,7 @@ def probe_tables(suite: Suite, items: Sequence[Item], dataset: str,
                 return item.target, True
             wrong = next((c for c in item.choices if c != item.target), None)
             return wrong, False
-        return suite.tables([pseudo_run(suite, items, dataset, {"model_name": "probe"},
+        return suite_tables(suite, [pseudo_run(suite, items, dataset, {"model_name": "probe"},
                                         answer)])
 
     return run(lambda i: i.id in inside), run(lambda i: i.id not in inside)

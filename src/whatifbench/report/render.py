@@ -9,25 +9,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from whatifbench.analysis.items.marks import mark_estimates
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.outputs import PathLike, staged_dir
 from whatifbench.core.records.results_file import results_text, samples_digest, seal
+from whatifbench.core.table import Table
 from whatifbench.report import REPLY_CHARS
 from whatifbench.report.comparisons import (
     comparison_tables,
     comparisons_json,
     comparisons_payload,
 )
+from whatifbench.report.default_tables import suite_tables
 from whatifbench.report.errors import mark_errors
 from whatifbench.report.human import human_tables, humans_last, note_humans
 from whatifbench.report.labels import distinct_datasets, run_labels, shown_together
+from whatifbench.report.marks import mark_estimates
 from whatifbench.report.page import page_html
 from whatifbench.report.payload import Options, Source, build_payload, cut_texts
 from whatifbench.report.programs import program_failure_table
 from whatifbench.report.reference import CHANCE, references, with_references
 from whatifbench.report.sources import EXECUTION, execution_json, fresh
-from whatifbench.report.table import Table
 from whatifbench.report.table_export import to_csv, to_latex
 from whatifbench.runner.evaluate import get_suite
 from whatifbench.runner.results import RunResult, new_run_id
@@ -57,9 +58,9 @@ def dataset_tables(runs: Sequence[RunResult], roots: Sequence[Path] = (),
     with the runs' backend errors marked; the chance and blind rows added to every table of
     runs (``report.reference``; ``roots``: where moved datasets are)."""
     runs = humans_last(runs)
-    suite_tables = [note_humans(t, runs) for t in get_suite(runs[0].suite).tables(runs)]
+    own = [note_humans(t, runs) for t in suite_tables(get_suite(runs[0].suite), runs)]
     marked = [mark_estimates(mark_errors(t, runs), runs)
-              for t in (*suite_tables, *program_failure_table(runs), *human_tables(runs),
+              for t in (*own, *program_failure_table(runs), *human_tables(runs),
                         *comparison_tables(runs, slices))]
     return with_references(marked, runs, roots)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from whatifbench.core.csvtext import csv_text
-from whatifbench.report.table import Cell, Table, fmt, signed
+from whatifbench.core.table import Cell, Table, fmt, signed
 
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",

@@ -38,7 +38,7 @@ from whatifbench.runner.results import Execution, RunResult
 from whatifbench.runner.store import RunStore
 
 if TYPE_CHECKING:
-    from whatifbench.analysis.items.budget import Budget
+    from whatifbench.runner.budget import Budget
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 from whatifbench.core.requests import Request, Response
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
-from whatifbench.runner.backends import make_backend
+from whatifbench.models.make import make_backend
 
 Fetch = Callable[[Backend, str, Sequence[Request]], list[Response]]
 """``(backend, mode, requests) → responses`` through the run store (the runner's cache)."""

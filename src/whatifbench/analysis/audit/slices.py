@@ -4,7 +4,6 @@ the flag itself is set over the whole audit, Holm-corrected)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,23 +12,12 @@ import numpy as np
 from whatifbench.analysis.audit.chance import chance_per_item
 from whatifbench.analysis.audit.flags import scored_entry
 from whatifbench.core.item import Item
+from whatifbench.core.slices import ITEM_KEYS, natural_order, slice_value
 from whatifbench.errors import WhatifError
 
 DEFAULT_KEYS = ("template", "category", "task_type", "type", "group", "role")
 """Keys sliced by default, when the items have them; a key that splits the items exactly as an
 earlier one does (C-VQA-Synthetic's group and template) is shown once."""
-ITEM_KEYS = ("group", "role", "kind")
-"""Keys read from the item's fields; every other key is read from ``meta``."""
-
-
-def slice_value(item: Item, key: str) -> str | None:
-    """The item's value for ``key`` as text (``None`` when it has none)."""
-    value: Any = getattr(item, key) if key in ITEM_KEYS else item.meta.get(key)
-    if value is None:
-        return None
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-
-
 def available_keys(items: Sequence[Item]) -> list[str]:
     """Every key the items can be sliced by: item fields and ``meta`` keys."""
     keys = {k for k in ITEM_KEYS if any(getattr(i, k) is not None for i in items)}
@@ -94,11 +82,3 @@ def slices(items: Sequence[Item], right: np.ndarray, keys: Sequence[str]) -> lis
             entry = summary([items[i] for i in members], right[members])
             out.append({"key": key, "value": value, **entry})
     return out
-
-
-def natural_order(value: str) -> tuple[int, float, str]:
-    """Numbers in numeric order, before text in text order."""
-    try:
-        return (0, float(value), value)
-    except ValueError:
-        return (1, 0.0, value)

@@ -7,7 +7,7 @@ from typing import Any
 
 from whatifbench.analysis.audit.flags import rule_text
 from whatifbench.analysis.audit.pairs import RULES
-from whatifbench.report.table import Table, fmt, fmt_p
+from whatifbench.core.table import Table, fmt, fmt_p
 
 FLAG_NOTE = (f"{rule_text()}: this part can be passed without the image.")
 

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from whatifbench.analysis.items.estimate import METHODS, Units, design, draw
+from whatifbench.analysis.items.estimate import Units, design, draw
 from whatifbench.analysis.items.irt import fit_2pl
+from whatifbench.runner.budget import METHODS
 
 TARGETS = ("bank-like", "better", "chance", "specialist", "believe-your-eyes")
 """The kinds of target model."""

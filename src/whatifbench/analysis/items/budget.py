@@ -6,16 +6,17 @@ not an estimate."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whatifbench.analysis.items.bank import Bank, check_bank, load_bank
-from whatifbench.analysis.items.estimate import METHODS, Estimate, design, estimate
+from whatifbench.analysis.items.estimate import Estimate, design, estimate
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.records.schema import parse
 from whatifbench.core.records.spec import EstimateRef, Selection
 from whatifbench.errors import WhatifError
+from whatifbench.runner.budget import Budget
 
 if TYPE_CHECKING:
     from whatifbench.core.dataset import Dataset
@@ -24,36 +25,6 @@ if TYPE_CHECKING:
     from whatifbench.runner.evaluate import RunOptions
     from whatifbench.runner.results import RunResult
     from whatifbench.runner.store import RunStore
-
-OLD_METHODS = {"adaptive": ("it chose items by the bank's information and estimated the score "
-                            "from the bank's model, which was biased for models unlike the "
-                            "bank's")}
-"""Methods of earlier versions, refused with why."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How many items to ask, from which bank, drawn how."""
-
-    items: int
-    """At most this many items are evaluated (whole pairs)."""
-    bank: str
-    """The item bank file (``whatif items ... --bank FILE``)."""
-    method: str = "stratified"
-    """One of ``estimate.METHODS``."""
-
-    def __post_init__(self) -> None:
-        if self.items < 1:
-            raise WhatifError(f"--budget {self.items} must be a positive number of items.")
-        if self.method in OLD_METHODS:
-            raise WhatifError(
-                f"--budget-method {self.method} is gone: {OLD_METHODS[self.method]}. Use "
-                f"stratified (the default: units drawn at random within strata of the bank's "
-                f"difficulty, an interval that holds for any model) or random.")
-        if self.method not in METHODS:
-            raise WhatifError(f"--budget-method {self.method!r} is not one of "
-                              f"{', '.join(METHODS)}.")
-
 
 def _check(options: RunOptions) -> None:
     if options.limit is not None or options.subset is not None:

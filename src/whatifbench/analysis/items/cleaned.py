@@ -11,8 +11,8 @@ from pathlib import Path
 from whatifbench.analysis.items.responses import load_respondents
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.suite import suite_for
+from whatifbench.core.table import Cell, Table, signed
 from whatifbench.errors import WhatifError
-from whatifbench.report.table import Cell, Table, signed
 from whatifbench.review.keys import NOTE
 from whatifbench.runner.results import RunResult
 

@@ -37,8 +37,6 @@ import numpy as np
 from whatifbench.analysis.items.irt import ability, prob
 from whatifbench.metrics import intervals
 
-METHODS = ("stratified", "random")
-"""How ``--budget`` draws items."""
 STRATUM_SIZE = 4
 """Units asked per stratum at least (on average): strata = units asked / this, at most
 ``MAX_STRATA``."""

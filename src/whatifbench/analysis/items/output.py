@@ -13,8 +13,8 @@ from whatifbench.analysis.items.responses import Deals, Respondent
 from whatifbench.core.csvtext import csv_text
 from whatifbench.core.dataset import Dataset
 from whatifbench.core.suite import suite_for
+from whatifbench.core.table import Table
 from whatifbench.errors import WhatifError
-from whatifbench.report.table import Table
 
 CSV_COLUMNS = ("id", "suspect", "reasons", "unit", "group", "role", "kind", "key", "runs",
                "share_right", "difficulty", "discrimination", "irt_a", "irt_b", "humans",

@@ -30,7 +30,7 @@ def suite_task(suite: str, dataset: str | None, prompt: str, strategy: str,
     dataset, ``Suite.demo``); no answer where a solver can read it unless ``with_answers``
     (``samples``)."""
     the_suite = suite_for(suite)
-    demo = the_suite.demo
+    demo = the_suite.the_demo()
     if dataset is not None:
         data = load_dataset(dataset)
     elif demo is not None:
@@ -73,7 +73,7 @@ def task_for(suite: str) -> Callable[..., Task]:
 
         made.__name__ = made.__qualname__ = name
         summary = next((s.summary for s in listing("suite") if s.name == suite), suite)
-        made.__doc__ = summary + ("" if suite_for(suite).demo is None else
+        made.__doc__ = summary + ("" if suite_for(suite).the_demo() is None else
                                   " (default: a small generated dataset).")
         found = _TASKS[name] = task(name=name)(made)
     return found

@@ -116,7 +116,7 @@ class CodeBackend(Backend):
 
     def __init__(self, spec: str, args: Mapping[str, Any],
                  code_llm: Backend | None = None) -> None:
-        from whatifbench.runner.backends import backend_class, make_backend
+        from whatifbench.models.make import backend_class, make_backend
 
         own, shared, routed = split_args(type(self), spec, args)
 

@@ -21,7 +21,7 @@ class LocalExecutor:
     def make_backend(self, spec: str, args: Mapping[str, Any], *,
                      shared: bool = False) -> Backend:
         """The backend itself."""
-        from whatifbench.runner.backends import make_backend
+        from whatifbench.models.make import make_backend
 
         return make_backend(spec, args, shared=shared)
 

@@ -25,7 +25,7 @@ from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
-from whatifbench.runner.backends import make_backend
+from whatifbench.models.make import make_backend
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cello.causal.assemble import Question
 from whatifbench.suites.cello.causal.graph import node_attributes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from whatifbench.core.dataset import Dataset
-from whatifbench.report.table import Table
+from whatifbench.core.table import Table
 from whatifbench.suites.cello.causal.templates import GRAPH_TYPES
 from whatifbench.suites.cello.counts import cello_counts
 

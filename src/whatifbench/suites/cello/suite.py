@@ -11,16 +11,17 @@ from typing import Any
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.facts import SuiteFacts
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol, paper_family
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Part, Turn
 from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.table import Table
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.models.family import model_hint
 from whatifbench.report.figures import FigureSpec
-from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cello.families import MAX_NEW_TOKENS, auto_family, family
 from whatifbench.suites.cello.figures import cello_figures
@@ -37,14 +38,14 @@ class CelloSuite(Suite):
     """CELLO: causal questions over the four rungs of the ladder, grounded in scene graphs."""
 
     name = "cello"
-    metrics_schema = CelloMetrics
-    """What the metrics of its runs hold (checked when a run folder is read)."""
+    facts = SuiteFacts(private_meta=("answer_index", "option_kinds"),
+                       metrics_schema=CelloMetrics)
+    """Accuracy over every question; the private meta: the answer's position and which
+    option is the answer or which kind of distractor (exports leave them out; the cello-jsonl
+    release format writes ``answer_index`` itself)."""
     prompts = ("default", "paper")
     parsers = ("default", "paper")
     subsets = ("paper",)
-    private_meta = ("answer_index", "option_kinds")
-    """The answer's position and which option is the answer or which kind of distractor:
-    exports leave them out (the cello-jsonl release format writes ``answer_index`` itself)."""
 
     def how_answers(self, generator: str | None) -> str | None:
         """``whatif build cello`` computes every answer from the causal graph."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from whatifbench.core.table import Cell, Table, fmt
 from whatifbench.metrics.stats import wilson_of_percent
 from whatifbench.report.labels import labeller, model_name
-from whatifbench.report.table import Cell, Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cello.causal.tasks import RUNGS, TASKS
 from whatifbench.suites.cello.causal.templates import GRAPH_TYPES

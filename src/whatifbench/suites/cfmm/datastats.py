@@ -4,9 +4,9 @@ lengths (the paper's Fig. 3: 9.47 / 18.39 / 1.17 words), changed answers and opt
 from __future__ import annotations
 
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.datastats import words
 from whatifbench.core.item import Item
-from whatifbench.report.datastats import words
-from whatifbench.report.table import Table
+from whatifbench.core.table import Table
 from whatifbench.suites.cfmm.pairs import complete_pairs, ordered_categories, pair_facts
 
 

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.contract import Demo
+from whatifbench.core.facts import SuiteFacts
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.table import Table
 from whatifbench.report.figures import FigureSpec
-from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cfmm.figures import cfmm_figures
 from whatifbench.suites.cfmm.metrics import ROLES, cfmm_metrics
@@ -44,30 +45,18 @@ class CfmmSuite(Suite):
     """CFMM: basic/counterfactual two-option pairs in six categories, ranked by likelihood."""
 
     name = "cfmm"
-    metrics_schema = CfmmMetrics
-    """What the metrics of its runs hold (checked when a run folder is read)."""
+    facts = SuiteFacts(
+        headline="acc_plus", headline_name="acc+ (both questions of a pair right, %)",
+        unit="pairs (acc+: both questions right)", pair_roles=ROLES, scored_by="pair",
+        reported_metrics=("acc_b", "acc_c", "acc_plus", "drop", "unparsed"),
+        metrics_schema=CfmmMetrics)
+    """acc+ over pairs (each complete pair: both questions right); acc_b, acc_c, acc+, the drop
+    and the unparsed share reported by other tools."""
     default_answer_mode = "rank"
     default_score_by = "mean"
     """SEED-Bench-2 style: the option with the lowest generation loss (mean token NLL)."""
-    headline_metric = "acc_plus"
-    headline_name = "acc+ (both questions of a pair right, %)"
-    pair_roles = ROLES
-    scoring_unit = "pairs (acc+: both questions right)"
-    scene_generators = (GENERATOR,)
     demo = Demo(GENERATOR, {"per_category": 20}, 0, small={"per_category": 6})
     """100 generated pairs (the inspect task's default)."""
-
-    def unit_outcomes(self, samples: Sequence[Sample]) -> dict[str, bool]:
-        """Each complete pair: both questions right (acc+)."""
-        pairs: dict[str, list[bool]] = {}
-        for s in samples:
-            if s.pair_id is not None and s.correct is not None:
-                pairs.setdefault(s.pair_id, []).append(bool(s.correct))
-        return {p: all(v) for p, v in pairs.items() if len(v) == 2}
-
-    def reported_metrics(self, items: Sequence[Item]) -> tuple[str, ...]:
-        """acc_b, acc_c, acc+, the drop and the unparsed share."""
-        return ("acc_b", "acc_c", "acc_plus", "drop", "unparsed")
 
     def how_answers(self, generator: str | None) -> str | None:
         """Our generator's answers are programs executed on the scene and its intervention."""

@@ -8,9 +8,9 @@ from typing import Any
 
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.records.spec import RunSpec
+from whatifbench.core.table import Cell, Table, fmt, interval
 from whatifbench.metrics.intervals import SHARES_NOTE
 from whatifbench.report.labels import labeller
-from whatifbench.report.table import Cell, Table, fmt, interval
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cfmm.pairs import ordered_categories
 

@@ -13,17 +13,17 @@ through their own chat template; built-in and program backends decode their own 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
 from whatifbench.core.contract import PAIRED_METRICS
 from whatifbench.core.decoding import Decoding
+from whatifbench.core.facts import SuiteFacts
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol, paper_family
 from whatifbench.core.requests import Part, Turn
-from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.suite import Suite
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.models.family import ModelHint, model_hint
@@ -157,19 +157,12 @@ class PaperSuite(Suite):
 
     release_decoding = True
     cot_suffix = COT_SUFFIX
-    headline_metric = "counterfactual_accuracy"
-    headline_name = "counterfactual accuracy (%)"
-    pair_roles = ("original", "counterfactual")
-    scoring_unit = "counterfactual questions"
-
-    def unit_outcomes(self, samples: Sequence[Sample]) -> dict[str, bool]:
-        """The counterfactual questions, right or wrong (what the papers score)."""
-        return {s.item_id: bool(s.correct) for s in samples
-                if s.correct is not None and s.role == "counterfactual"}
-
-    def reported_metrics(self, items: Sequence[Item]) -> tuple[str, ...]:
-        """The paired metrics and the unparsed share."""
-        return (*PAIRED_METRICS, "unparsed")
+    facts = SuiteFacts(
+        headline="counterfactual_accuracy", headline_name="counterfactual accuracy (%)",
+        unit="counterfactual questions", pair_roles=("original", "counterfactual"),
+        scored_roles=("counterfactual",), reported_metrics=(*PAIRED_METRICS, "unparsed"))
+    """The counterfactual questions are what the papers score; the paired metrics and the
+    unparsed share are reported by other tools."""
 
     def bind(self, protocol: Protocol, backend: Backend) -> Protocol:
         """``--prompt paper``: the release's request for the backend's model family."""

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from whatifbench.core.table import DELTA_NOTE, Cell, Table, fmt, interval, negated
 from whatifbench.metrics.intervals import SHARES_NOTE
 from whatifbench.report.labels import labeller
 from whatifbench.report.programs import by_code_llm
-from whatifbench.report.table import DELTA_NOTE, Cell, Table, fmt, interval, negated
 from whatifbench.runner.results import RunResult
 
 SIGNIFICANCE_NOTE = "* = exact McNemar p < 0.05."

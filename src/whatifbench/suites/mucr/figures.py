@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from whatifbench.core.table import interval
 from whatifbench.report.figures import (
     FigureSpec,
     metric_block,
@@ -12,7 +13,6 @@ from whatifbench.report.figures import (
     per_run,
     slug,
 )
-from whatifbench.report.table import interval
 from whatifbench.runner.results import RunResult
 
 

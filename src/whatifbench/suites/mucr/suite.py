@@ -11,14 +11,15 @@ from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice
 from whatifbench.answers.think import strip_think
 from whatifbench.core.contract import Demo
+from whatifbench.core.facts import SuiteFacts
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.records.score import Score
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.table import Table
 from whatifbench.models.embedding import BUNDLED
 from whatifbench.report.figures import FigureSpec
-from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.mucr.explanations import add_references
 from whatifbench.suites.mucr.figures import mucr_figures
@@ -44,38 +45,25 @@ class MucrSuite(Suite):
     """MuCR: choose the effect (C2E), the cause (E2C), the cue phrase (Cue); explain (Exp)."""
 
     name = "mucr"
-    metrics_schema = MucrMetrics
-    """What the metrics of its runs hold (checked when a run folder is read)."""
+    facts = SuiteFacts(
+        headline_name="mean of C2E, E2C and Cue accuracy (%)",
+        unit="C2E, E2C and Cue questions", scored_groups=CHOICE_METRICS,
+        reported_metrics=(*CHOICE_METRICS, "exp", "unparsed"), reported_groups=CHOICE_METRICS,
+        private_meta=("candidates", "record", "references", "reference_reading", "captions"),
+        metrics_schema=MucrMetrics)
+    """The choice questions (C2E, E2C, Cue) are the scoring units, reported apart with Exp;
+    the private meta: which pair each candidate picture is (and the item's own pair: the
+    C2E/E2C answer), the Exp references and the two pictures' captions."""
     default_max_new_tokens = 256
     default_judge = f"embedding:{BUNDLED}"
-    headline_name = "mean of C2E, E2C and Cue accuracy (%)"
-    scoring_unit = "C2E, E2C and Cue questions"
-    scene_generators = (GENERATOR,)
     demo = Demo(GENERATOR, {"groups": 5}, 0, small={"groups": 2})
     """20 generated pairs (the inspect task's default)."""
-    private_meta = ("candidates", "record", "references", "reference_reading", "captions")
-    """Which pair each candidate picture is (and the item's own pair: the C2E/E2C answer),
-    the Exp references and the two pictures' captions: exports leave them out."""
 
     def headline(self, metrics: Mapping[str, Any]) -> Score:
         """The mean of the three choice accuracies (Exp is scored 0–10, apart)."""
         values = [metrics[k] for k in CHOICE_METRICS if isinstance(metrics.get(k), (int, float))]
         mean = round(sum(values) / len(values), 2) if values else None
         return Score(mean, unit=self.scoring_unit, name=self.headline_name)
-
-    def unit_outcomes(self, samples: Sequence[Sample]) -> dict[str, bool]:
-        """The C2E, E2C and Cue questions, right or wrong."""
-        return {s.item_id: bool(s.correct) for s in samples
-                if s.correct is not None and s.group in CHOICE_METRICS}
-
-    def reported_metrics(self, items: Sequence[Item]) -> tuple[str, ...]:
-        """C2E, E2C, Cue, Exp and the unparsed share."""
-        return (*CHOICE_METRICS, "exp", "unparsed")
-
-    def reported_groups(self, items: Sequence[Item]) -> tuple[str, ...]:
-        """C2E, E2C and Cue, as far as the items hold them."""
-        groups = {i.group for i in items}
-        return tuple(g for g in CHOICE_METRICS if g in groups)
 
     def option_words(self) -> dict[str, str]:
         """C2E and E2C options are images, named in words."""
@@ -148,7 +136,7 @@ class MucrSuite(Suite):
     def stats(self, dataset: Dataset, plots: Path | None = None) -> list[Table]:
         """Pairs per category and style (MuCR Fig. 5), items per metric, question lengths and
         the correct letter's share per choice metric; ``plots``: pairs per category chart."""
-        from whatifbench.report.datastats import count_table, length_table
+        from whatifbench.core.datastats import count_table, length_table
 
         pairs = {i.pair_id: i.meta for i in dataset.items if i.pair_id is not None}
         by = Counter((m.get("category"), m.get("style")) for m in pairs.values())

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from whatifbench.core.table import Cell, Table, fmt, interval
 from whatifbench.report.labels import labeller
-from whatifbench.report.table import Cell, Table, fmt, interval
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.mucr.prompts import METRICS
 

@@ -18,9 +18,9 @@ from typing import Any
 from PIL import Image
 
 from whatifbench.core.fsutil import cached_file
+from whatifbench.core.home import whatif_home
 from whatifbench.core.images import open_image
 from whatifbench.core.item import Item
-from whatifbench.runner.store import whatif_home
 
 Box = tuple[float, float, float, float]
 """``(x0, y0, x1, y1)`` in pixels, ``y`` downwards."""

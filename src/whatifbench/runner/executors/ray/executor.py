@@ -18,7 +18,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend, public_args
-from whatifbench.runner.backends import backend_args
+from whatifbench.models.make import backend_args
 from whatifbench.runner.executors.config import ExecutorConfig
 from whatifbench.runner.executors.ray.pool import ActorPool
 from whatifbench.runner.executors.ray.session import RaySession, connect, disconnect, require_ray

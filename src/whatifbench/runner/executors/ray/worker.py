@@ -86,7 +86,7 @@ class BackendWorker:
     """The actor: one backend instance built from the spec and the ``-M`` arguments."""
 
     def __init__(self, spec: str, args: Mapping[str, Any]) -> None:
-        from whatifbench.runner.backends import make_backend
+        from whatifbench.models.make import make_backend
 
         self.folder = Path(tempfile.mkdtemp(prefix="whatif-ray-images-"))
         self.prepared: int | None = None

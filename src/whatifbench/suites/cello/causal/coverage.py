@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from whatifbench.report.table import Table
+from whatifbench.core.table import Table
 from whatifbench.suites.cello.causal.graph import build_causal_graph
 from whatifbench.suites.cello.causal.predicates import TABLE
 from whatifbench.suites.cello.causal.scene_graph import SceneGraph, load_scene_graphs

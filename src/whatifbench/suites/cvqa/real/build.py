@@ -28,7 +28,7 @@ from whatifbench.core.registry import register
 from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
-from whatifbench.runner.backends import make_backend
+from whatifbench.models.make import make_backend
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.store import RunStore
 from whatifbench.suites.cvqa.real import vqa

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from whatifbench.report.datastats import words
+from whatifbench.core.datastats import words
 
 Tagger = Callable[[Sequence[str]], list[list[tuple[str, str]]]]
 """Questions → per question a list of (token, coarse tag), tags ``NOUN``, ``VERB`` or ``X``."""

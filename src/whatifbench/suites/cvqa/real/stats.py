@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset
+from whatifbench.core.datastats import answer_table, words
 from whatifbench.core.item import Item
-from whatifbench.report.datastats import answer_table, words
-from whatifbench.report.table import Table
+from whatifbench.core.table import Table
 from whatifbench.suites.cvqa.real.lexicon import Tagger, find_tagger, pos_ratios, type_token_ratio
 
 GROUPS = ("direct", "indirect", "boolean")

@@ -21,12 +21,12 @@ from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample
+from whatifbench.core.table import Table, fmt
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.metrics.stats import percent
 from whatifbench.report.figures import FigureSpec, paired_figures
 from whatifbench.report.labels import labeller
-from whatifbench.report.table import Table, fmt
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cvqa.metrics_schema import CvqaRealMetrics
 from whatifbench.suites.cvqa.prompts import PaperSuite, paper_prompt
@@ -49,8 +49,8 @@ class CvqaRealSuite(PaperSuite):
     """C-VQA-Real (C-VQA §3.1–3.2): VQAv2 questions with counterfactual presuppositions."""
 
     name = "cvqa-real"
-    metrics_schema = CvqaRealMetrics
-    """What the metrics of its runs hold (checked when a run folder is read)."""
+    facts = replace(PaperSuite.facts, metrics_schema=CvqaRealMetrics)
+    """C-VQA's facts (``PaperSuite``), with this suite's metrics."""
     prompts = ("default", "paper")
     parsers = PARSERS
 

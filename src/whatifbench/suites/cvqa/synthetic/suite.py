@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from whatifbench.core.contract import Demo
@@ -10,9 +11,9 @@ from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample
+from whatifbench.core.table import Table
 from whatifbench.metrics.paired import by_group, paired_metrics
 from whatifbench.report.figures import FigureSpec, paired_figures
-from whatifbench.report.table import Table
 from whatifbench.runner.results import RunResult
 from whatifbench.suites.cvqa.metrics_schema import CvqaSyntheticMetrics
 from whatifbench.suites.cvqa.prompts import PaperSuite, paper_prompt
@@ -28,10 +29,9 @@ class CvqaSyntheticSuite(PaperSuite):
     """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
 
     name = "cvqa-synthetic"
-    metrics_schema = CvqaSyntheticMetrics
-    """What the metrics of its runs hold (checked when a run folder is read)."""
+    facts = replace(PaperSuite.facts, metrics_schema=CvqaSyntheticMetrics)
+    """C-VQA's facts (``PaperSuite``), with this suite's metrics."""
     prompts = ("default", "paper")
-    scene_generators = (GENERATOR,)
     demo = Demo(GENERATOR, {"per_template": 50}, 0, small={"per_template": 5})
     """The small suite of the default run and the inspect task."""
 

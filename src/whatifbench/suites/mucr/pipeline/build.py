@@ -44,7 +44,7 @@ from whatifbench.models.imagegen.base import (
     make_image_backend,
     picture_bytes,
 )
-from whatifbench.runner.backends import make_backend
+from whatifbench.models.make import make_backend
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.store import RunStore
 from whatifbench.scenes.opaque import Namer, Telling

@@ -10,8 +10,8 @@ import dataclasses
 from collections.abc import Sequence
 
 from whatifbench.core.records.spec import EstimateRef
+from whatifbench.core.table import Cell, Table
 from whatifbench.report.labels import model_name, run_labels
-from whatifbench.report.table import Cell, Table
 from whatifbench.runner.results import RunResult
 
 COLUMN = "estimated full score"
