@@ -45,8 +45,13 @@ def ok(found: subprocess.CompletedProcess[str]) -> str:
 
 def test_an_outside_suite_goes_through_every_command(acme: dict[str, Path]) -> None:
     site, home, root = acme["site"], acme["home"], acme["root"]
-    listed = ok(whatif(["suites"], site, home))
+    found = whatif(["suites"], site, home)
+    listed = ok(found)
     assert "acme-parity" in listed and "[plugin: acme-whatif]" in listed
+    # today's API keeps working, and its author is told the new way, once
+    assert found.stderr.count("WhatifDeprecationWarning") == 1, found.stderr
+    assert "acme_whatif.suite.AcmeSuite sets pair_roles" in found.stderr
+    assert "facts = SuiteFacts(pair_roles=...)" in found.stderr
     assert "acme-parity-gen" in listed
     assert "acme-parity-gen" in ok(whatif(["generate", "--help"], site, home))
     ds = root / "ds"

@@ -28,5 +28,10 @@ class WhatifError(Exception):
     """
 
 
+class WhatifDeprecationWarning(DeprecationWarning):
+    """A plugin (or a caller) uses the API of an earlier version that still works: the message
+    names the new way. ``whatif`` shows each once (Python hides other deprecation warnings)."""
+
+
 class BackendError(Exception):
     """A model call that failed after all retries; the runner records it as an item error."""

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import traceback
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from whatifbench.errors import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     EXIT_USER,
+    WhatifDeprecationWarning,
     WhatifError,
 )
 from whatifbench.secrets import redact
@@ -172,6 +174,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    warnings.simplefilter("default", WhatifDeprecationWarning)  # once each, to plugin authors
     try:
         if not argv:
             argv = _demo()

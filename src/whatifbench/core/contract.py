@@ -89,6 +89,22 @@ class SuiteContract:
                    if getattr(cls, attribute) != getattr(cls.facts, fact)}
         if changed:
             cls.facts = replace(cls.facts, **changed)
+        old = [a for a in (*CLASS_FACTS, "scene_generators", "demo") if a in cls.__dict__]
+        if old:
+            import warnings
+
+            from whatifbench.errors import WhatifDeprecationWarning
+
+            given = ", ".join(f"{CLASS_FACTS[a]}=..." for a in old if a in CLASS_FACTS)
+            moved = [a for a in old if a not in CLASS_FACTS]
+            warnings.warn(
+                f"{cls.__module__}.{cls.__name__} sets {', '.join(old)} as class attributes, the "
+                "suite API before issue 39 (it still works): "
+                + (f"declare them as facts = SuiteFacts({given}) (whatifbench.core.facts)"
+                   if given else "")
+                + ("; " if given and moved else "")
+                + ("a generator declares its scene_source and demo itself" if moved else "")
+                + " (docs/adding-a-suite.md).", WhatifDeprecationWarning, stacklevel=2)
 
     def headline(self, metrics: Mapping[str, Any]) -> Score:
         """The run's headline value, read from its ``metrics`` (checked by the suite's

@@ -12,10 +12,13 @@ exception passed through, so the CLI reports it as that package's, not as a bug 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 GROUP = "whatifbench.plugins"
 """The entry-point group of outside plugins."""
@@ -70,7 +73,45 @@ def _package(folder: str) -> str:
 
 def found() -> list[Outside]:
     """Every module declared under ``whatifbench.plugins`` by a distribution on ``sys.path``
-    (the first distribution of a name wins, as ``importlib.metadata`` decides)."""
+    (the first distribution of a name wins, as ``importlib.metadata`` decides); remembered under
+    ``$WHATIF_HOME/cache`` until a folder of ``sys.path`` changes (installing or removing a
+    distribution changes its folder), so that a command pays a few ``stat`` calls."""
+    key = _stamp()
+    cache = _cache_path()
+    try:
+        with open(cache, encoding="utf-8") as f:
+            stored = json.load(f)
+        if stored["key"] == key:
+            return [Outside(*row) for row in stored["found"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    out = _scan()
+    from whatifbench.core.fsutil import write_cache
+
+    text = json.dumps({"key": key, "found": [[o.package, o.name, o.module] for o in out]})
+    write_cache(cache, text.encode("utf-8"))  # best-effort: a read-only home scans each time
+    return out
+
+
+def _cache_path() -> Path:
+    from whatifbench.core.home import whatif_home
+
+    return whatif_home() / "cache" / "plugins-found.json"
+
+
+def _stamp() -> list[list[Any]]:
+    """Each ``sys.path`` folder with its modification time (``None``: not a folder)."""
+    out: list[list[Any]] = []
+    for entry in sys.path:
+        try:
+            out.append([entry, os.stat(entry or ".").st_mtime_ns])
+        except OSError:
+            out.append([entry, None])
+    return out
+
+
+def _scan() -> list[Outside]:
+    """``found`` read from the folders themselves."""
     out: list[Outside] = []
     seen: set[str] = set()
     for entry in sys.path:
