@@ -14,7 +14,7 @@ from whatifbench.analysis.audit.slices import natural_order, slice_keys, slice_v
 from whatifbench.core.item import Item
 
 PROBES = ("file names", "ids", "group decode", "member order", "letter relation",
-          "constant letter")
+          "constant letter", "joint guess", "other items")
 """Every metadata probe, in the order reported."""
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from whatifbench.core.fsutil import dumps, write_text_atomic
 from whatifbench.runner.store import whatif_home
 
-AUDIT_VERSION = "2"
+AUDIT_VERSION = "3"
 """Changes whenever what the audit computes changes, so older cached results are not read."""
 
 
