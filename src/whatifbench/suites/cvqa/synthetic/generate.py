@@ -46,27 +46,35 @@ def plan(per_template: int, seed: int, intervened: bool = False,
 
     The correct letters are dealt here, balanced per template and role, so that they do not
     depend on how the work is split between processes. The shortcut-free design also deals
-    the right candidate's rank among the original options, balanced per template and letter
-    (the smallest option at A is right as often as at B ...), and the two letters of a pair
-    independently (the same letter in about a quarter of the pairs, as for any four-option
-    guess); where the premise names N, each counterfactual option is its original minus N,
-    so its rank is the original one, and the counterfactual letter is dealt balanced per rank.
+    the right original option's rank among the original options, balanced per template and
+    letter (the smallest option at A is right as often as at B ...), the right counterfactual
+    option's rank balanced per template, original rank and counterfactual letter (so that it
+    says nothing of the original's), and the two letters of a pair independently (the same
+    letter in about a quarter of the pairs, as for any four-option guess); where the premise
+    names N, each counterfactual option is its original minus N, so its rank is the original
+    one, and the counterfactual letter is dealt balanced per rank.
     """
     jobs = []
     for template in TEMPLATES:
         letters = [balanced_letters(per_template, random.Random(_seed(seed, template, role)))
                    for role in ROLES]
-        ranks = [0] * per_template
+        ranks = cf_ranks = [0] * per_template
         if design == SHORTCUT_FREE:
             ranks = deal_by(random.Random(_seed(seed, template, "rank")), range(len(LETTERS)),
                             letters[0])
             if template in N_MAX:
                 letters[1] = deal_by(random.Random(_seed(seed, template, "cf-by-rank")),
                                      range(len(LETTERS)), ranks)
+                cf_ranks = ranks
+            else:
+                cf_ranks = deal_by(random.Random(_seed(seed, template, "cf-rank")),
+                                   range(len(LETTERS)), list(zip(ranks, letters[1],
+                                                                 strict=True)))
         for index in range(per_template):
             number = (template - 1) * per_template + index + 1
             jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
-                            intervened, balanced_values, design, ranks[index]))
+                            intervened, balanced_values, design, ranks[index],
+                            cf_ranks[index]))
     return jobs
 
 
