@@ -18,6 +18,7 @@ from whatifbench.scenes.opaque import opaque, opaque_file
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.design import PLANS, SYMMETRIES, adjust
 from whatifbench.suites.cfmm.draw import Draw, Premise, pair_problems, scene_ok
+from whatifbench.suites.cfmm.free import FREE_TEMPLATES, draw_free_plan
 from whatifbench.suites.cfmm.pairs import ROLE_SUFFIX
 from whatifbench.suites.cfmm.tpl_color import color_extreme, color_match, color_swap
 from whatifbench.suites.cfmm.tpl_count import count_colors, count_shapes
@@ -48,6 +49,17 @@ TEMPLATES: dict[str, dict[str, Template]] = {
 """The question templates of each category (CFMM's ``common`` needs world knowledge: import
 only)."""
 CATEGORIES = tuple(TEMPLATES)
+FREE_LEFT_OUT = ("direction-picture",)
+"""Templates the shortcut-free design leaves out (``free``: whether its answer changes follows
+from the words of its premise and question)."""
+COUNTS = ("count-shapes", "count-colors")
+
+
+def templates_of(category: str, design: str) -> tuple[str, ...]:
+    """The templates of a category in a design."""
+    names = tuple(TEMPLATES[category])
+    return names if design != SHORTCUT_FREE else tuple(t for t in names
+                                                       if t not in FREE_LEFT_OUT)
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,9 @@ class Job:
     template: str
     """The template (a key of ``TEMPLATES[category]``)."""
     changed: bool
-    """Whether the premise must change the answer."""
+    """Whether the premise must change the answer (the shortcut-free count templates, whose
+    every counterfactual option differs from the basic ones: whether the right
+    counterfactual option has the other rank than the basic one's)."""
     letters: tuple[int, int]
     """Correct option position (0 = A, 1 = B) of the basic and the counterfactual question."""
     design: str = SHORTCUT_FREE
@@ -140,10 +154,17 @@ def sample(template: str, changed: bool, rng: random.Random, design: str = SHORT
     a symmetric template's pair is turned into one with the dealt answer (and ``colors``)."""
     make = next(t[template] for t in TEMPLATES.values() if template in t)
     free = design == SHORTCUT_FREE
-    if free and template in PLANS:
+    if free and (template in PLANS or template in FREE_TEMPLATES):
+        # count: ``changed`` says whether the right counterfactual option has the other rank
+        # than the basic one's; both of its options always differ from the basic ones
+        search = True if template in COUNTS else changed
         for _ in range(MAX_PLANS):
-            fixed = PLANS[template](changed, rng, answer)
-            found = _search(partial(make, changed=changed, fixed=fixed), changed, rng,
+            if template in FREE_TEMPLATES:
+                make = FREE_TEMPLATES[template]
+                fixed = draw_free_plan(template, changed, rng, answer, colors)
+            else:
+                fixed = PLANS[template](changed, rng, answer)
+            found = _search(partial(make, changed=search, fixed=fixed), search, rng,
                             PLAN_ATTEMPTS)
             if found is not None:
                 return found
@@ -231,7 +252,8 @@ def build(job: Job) -> Built:
                               "params": draw.params}
     if job.design != PAPER:  # what rebuilds the scene from the seed (program tools' oracle)
         common.update(design=job.design, dealt={"answer": job.answer,
-                                                "colors": list(job.colors)},
+                                                "colors": list(job.colors),
+                                                "changed": job.changed},
                       old_name=job.old_name, index=job.index)
     b, c = s.answers
     roles: tuple[tuple[str, str, dict[str, Any], str, str, dict[str, Any]], ...] = (
