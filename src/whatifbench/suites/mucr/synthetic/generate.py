@@ -24,13 +24,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
-from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
@@ -40,6 +38,7 @@ from whatifbench.scenes.render import render_png
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
 from whatifbench.suites.mucr.records import Record
+from whatifbench.suites.mucr.synthetic.free import FreePair, free_items, make_free_group, pictures
 from whatifbench.suites.mucr.synthetic.identity import GENERATOR, VERSION
 from whatifbench.suites.mucr.synthetic.pairs import Pair, make_group
 from whatifbench.suites.mucr.synthetic.sampling import HEIGHT, KINDS, WIDTH
@@ -88,6 +87,33 @@ def draw_all(groups: int, seed: int, executor: JobMap | None = None,
         yield from shard
 
 
+FreeDrawn = tuple[str, list[FreePair], list[list[tuple[str, bytes]]]]
+"""A shortcut-free group: its style, pairs, and per pair its pictures' names and PNGs."""
+
+
+def draw_free_shard(shard: Shard) -> list[FreeDrawn]:
+    """The shortcut-free groups ``first`` … ``end - 1``: style, pairs and their pictures."""
+    first, end, groups, seed, _ = shard
+    plan = group_plan(groups)
+    out = []
+    for g in range(first, end):
+        kind, style = plan[g]
+        pairs = make_free_group(kind, random.Random(f"{GENERATOR}:{seed}:{g}"))
+        out.append((style, pairs, [[(name, render_png(to_scene(world, style)))
+                                    for _, name, world in pictures(p)] for p in pairs]))
+    return out
+
+
+def draw_free(groups: int, seed: int, executor: JobMap | None = None) -> Iterator[FreeDrawn]:
+    """``draw_free_shard`` over every group in order, here or in Ray tasks."""
+    shards = [(g, min(g + SHARD, groups), groups, seed, SHORTCUT_FREE)
+              for g in range(0, groups, SHARD)]
+    drawn = (executor.map(draw_free_shard, shards) if executor is not None
+             else map(draw_free_shard, shards))
+    for shard in drawn:
+        yield from shard
+
+
 def records_of(built: list[tuple[str, list[Pair]]], first: int = 0
                ) -> list[tuple[Record, Pair]]:
     """MuCR records (ids ``1``, ``2`` … in group order, counting from group ``first``) with
@@ -116,24 +142,6 @@ def opaque_record(record: Record, seed: int) -> Record:
                    effect_image=opaque_file(GENERATOR, seed, "image", record.id, "effect"))
 
 
-def shown_images(record: Record, old: Record, group: int, paths: dict[str, str],
-                 pair: Pair) -> dict[str, dict[str, Any]]:
-    """Per dataset path of the record's two images: what it shows (the provenance mapping)."""
-    return {paths[name]: {"name": old_name, "pair": record.id, "group": group, "part": part,
-                          "world": world.to_json()}
-            for name, old_name, part, world in (
-                (record.cause_image, old.cause_image, "cause", pair.cause),
-                (record.effect_image, old.effect_image, "effect", pair.effect))}
-
-
-def with_images(item: Item, shown: dict[str, dict[str, Any]]) -> Item:
-    """``item`` with ``provenance.images``: per image its old-style name, pair, group and part,
-    and the world of images of other pairs (the item's own are in ``provenance.scene``)."""
-    entries = [{k: v for k, v in shown[path].items()
-                if k != "world" or shown[path]["pair"] != item.pair_id} for path in item.images]
-    return replace(item, provenance={**item.provenance, "images": entries})
-
-
 def item_id(seed: int) -> Callable[[Record, str], str]:
     """Opaque item ids: keyed by the (opaque) pair id and the metric."""
     return lambda record, metric: opaque(GENERATOR, seed, "item", record.id, metric)
@@ -157,33 +165,24 @@ class MucrSyntheticGenerator:
         ``executor`` the groups are drawn in Ray tasks (same output)."""
         if groups < 1:
             raise WhatifError(f"--groups must be at least 1, got {groups}.")
-        check_design(design)
-        free = design != PAPER
+        if check_design(design) != PAPER:
+            return _generate_free(out, groups, seed, overwrite, executor)
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
-            shown: dict[str, dict[str, Any]] = {}
             unique = Unique("images")
             records: list[tuple[Record, Pair]] = []
             for g, (style, pairs, pngs) in enumerate(draw_all(groups, seed, executor, design)):
-                group = records_of([(style, pairs)], first=g)
-                for (old, pair), (cause, effect) in zip(group, pngs, strict=True):
-                    record = opaque_record(old, seed) if free else old
-                    for name, was, data in ((record.cause_image, old.cause_image, cause),
-                                            (record.effect_image, old.effect_image, effect)):
-                        paths[name] = writer.add_image(unique.check(name, was), data)
-                    if free:
-                        shown |= shown_images(record, old, g, paths, pair)
+                for (record, pair), (cause, effect) in zip(records_of([(style, pairs)], first=g),
+                                                           pngs, strict=True):
+                    for name, data in ((record.cause_image, cause),
+                                       (record.effect_image, effect)):
+                        paths[name] = writer.add_image(unique.check(name, name), data)
                     records.append((record, pair))
-            if free:  # no group read from the order of the pairs
-                random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
-            items = make_items([r for r, _ in records], paths, seed, GENERATOR,
-                               item_id(seed) if free else None)
+            items = make_items([r for r, _ in records], paths, seed, GENERATOR)
             scenes = {r.id: p.provenance() for r, p in records}
-            writer.add_items(
-                with_images(stamped, shown) if free else stamped
-                for stamped in (replace(item, provenance={
-                    **item.provenance, "generator": GENERATOR, "version": VERSION,
-                    "scene": scenes[str(item.pair_id)]}) for item in items))
+            writer.add_items(replace(item, provenance={
+                **item.provenance, "generator": GENERATOR, "version": VERSION,
+                "scene": scenes[str(item.pair_id)]}) for item in items)
             by = Counter((r.category, r.style) for r, _ in records)
             card = writer.finish(
                 name="mucr-synthetic", suite="mucr", version=VERSION,
@@ -220,3 +219,47 @@ class MucrSyntheticGenerator:
                                             design=args.design, overwrite=args.overwrite,
                                             executor=executor)
         return 0
+
+
+def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
+                   executor: JobMap | None) -> Card:
+    """The shortcut-free design (``free``): every item its own scene, four ways each."""
+    with DatasetWriter(out, overwrite) as writer:
+        unique = Unique("images")
+        records: list[tuple[Record, FreePair]] = []
+        paths: dict[str, dict[str, str]] = {}
+        for g, (style, pairs, pngs) in enumerate(draw_free(groups, seed, executor)):
+            ids = [str(4 * g + k + 1) for k in range(4)]
+            for rid, pair, drawn in zip(ids, pairs, pngs, strict=True):
+                record = opaque_record(Record(
+                    id=rid, line=int(rid), cause_caption=pair.captions[0],
+                    effect_caption=pair.captions[1], links=tuple(i for i in ids if i != rid),
+                    cue=pair.cue, false_cues=pair.false_cues, style=style,
+                    category=pair.kind,
+                    explanations=tuple((text,) for text in pair.explanations),
+                    cause_image=f"{rid}-cause.png", effect_image=f"{rid}-effect.png"), seed)
+                paths[record.id] = {
+                    name: writer.add_image(unique.check(
+                        opaque_file(GENERATOR, seed, "image", rid, name), f"{rid}-{name}"), data)
+                    for name, data in drawn}
+                records.append((record, pair))
+        random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
+        items = free_items(records, paths, seed, GENERATOR, item_id(seed))
+        scenes = {r.id: p.provenance() for r, p in records}
+        writer.add_items(replace(item, provenance={
+            **item.provenance, "generator": GENERATOR, "version": VERSION,
+            "scene": scenes[str(item.pair_id)]}) for item in items)
+        by = Counter((r.category, r.style) for r, _ in records)
+        return writer.finish(
+            name="mucr-synthetic", suite="mucr", version=VERSION,
+            generator={"name": GENERATOR, "params": {"groups": groups, "seed": seed,
+                                                     "canvas": [WIDTH, HEIGHT],
+                                                     "design": SHORTCUT_FREE}},
+            seed=seed,
+            counts={"groups": groups,
+                    "pairs_by_category": {k: sum(by[(k, s)] for s in STYLES) for k in KINDS},
+                    "pairs_by_style": {s: sum(by[(k, s)] for k in KINDS) for s in STYLES}},
+            extra={"answer_positions": {
+                m: dict(sorted(Counter(i.provenance["position"] for i in items
+                                       if i.group == m).items())) for m in CHOICE_METRICS},
+                "categories": list(KINDS), "styles": list(STYLES)})
