@@ -243,10 +243,15 @@ def test_the_scene_reader_reads_the_shortcut_free_suites(
 
 
 def test_cli_design_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    default = tmp_path / "default"  # cvqa-synthetic's default design is the paper's
-    assert main(["generate", "cvqa-synthetic", "--out", str(default), "--per-template", "12",
+    default = tmp_path / "default"  # every generator's default design is shortcut-free
+    assert main(["generate", "cvqa-synthetic", "--out", str(default), "--per-template", "2",
                  "--seed", "0", "--workers", "1"]) == 0
-    assert sha256_file(default / "items.jsonl") == RELEASE[12, 0, 1, False, False][0]
+    assert json.loads((default / "card.json").read_text())["generator"]["params"][
+        "design"] == "shortcut-free"
+    paper = tmp_path / "paper"
+    assert main(["generate", "cvqa-synthetic", "--out", str(paper), "--per-template", "12",
+                 "--seed", "0", "--workers", "1", "--design", "paper"]) == 0
+    assert sha256_file(paper / "items.jsonl") == RELEASE[12, 0, 1, False, False][0]
     out = tmp_path / "c"
     assert main(["generate", "cfmm-synthetic", "--out", str(out), "--per-category", "2",
                  "--design", "paper", "--workers", "1"]) == 0

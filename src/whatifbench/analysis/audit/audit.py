@@ -56,7 +56,8 @@ def audit_items(items: Sequence[Item]) -> dict[str, Any]:
     try:
         import sklearn  # noqa: F401
     except ImportError:
-        raise WhatifError('The audit needs scikit-learn: pip install "whatifbench[audit]".') \
+        raise WhatifError("The audit needs scikit-learn, a dependency of whatifbench that is "
+                          "missing here: pip install scikit-learn.") \
             from None
     chosen = [item for item in items if audited(item)]
     keys = [item.unit for item in chosen]

@@ -13,8 +13,9 @@ given the dataset, or an agent browsing it, sees every question, picture path an
 - **neighbouring lines**: whether it is said in the questions of the items up to two lines
   before or after in ``items.jsonl``;
 - **shared pictures**: whether the option's picture is another item's question picture
-  (anywhere, or of an item of the same pair), or another item's option, and how often (the paper MuCR's
-  E2C shows the pair's effect as its question, the right one of its C2E's candidates).
+  (anywhere, or of an item of the same pair), or another item's option, and how often (the
+  paper MuCR's E2C shows the pair's effect as its question, the right one of its C2E's
+  candidates).
 
 It is the learned scorer of the metadata probes (``learners.row_guesses``), scored out of fold
 with folds by group, beside a control where each item's features move to another item of its
@@ -98,14 +99,14 @@ def cross_features(view: MetaView, items: Sequence[Item]) -> list[list[list[str]
                 names += ["linked: says it", f"linked: says it {_bucket(said)} times"]
             if any(_said(option, texts[x]) for x in near):
                 names.append("neighbour: says it")
-            image = view.option_images[i][j]
-            if image is not None:
-                as_question = shown_as_question[image] - (image in own_question)
+            picture = view.option_images[i][j]
+            if picture is not None:
+                as_question = shown_as_question[picture] - (picture in own_question)
                 if as_question:
                     names.append("picture: another item's question")
-                if image in linked_questions and image in shown_as_question:
+                if picture in linked_questions and picture in shown_as_question:
                     names.append("picture: the question of a pair mate")
-                names.append(f"picture: an option of {_bucket(shown_as_option[image] - 1)} "
+                names.append(f"picture: an option of {_bucket(shown_as_option[picture] - 1)} "
                              "other items")
             rows.append(names)
         out.append(rows)

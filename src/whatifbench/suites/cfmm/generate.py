@@ -40,6 +40,16 @@ same (chance), and at this share the answer changes in exactly half of every tem
 (the count templates: the right counterfactual option has the other rank than the basic
 one in half of them)."""
 
+WHOLE_DATASET = (
+    "What a reader of the whole dataset can infer (a harness that asks one item at a time shows "
+    "none of it; few-shot demonstrations never come from an item's own pair or picture): each "
+    "picture has a basic and a counterfactual question (one pair id) whose options relate only "
+    "as the premise allows (every pairing possible), so a guess of the pair as a whole is right "
+    "a quarter of the time; nothing of another pair. images/intervened/ shows every "
+    "counterfactual scene (provenance.intervened_image): keep it, and the items' provenance, "
+    "out of what a model sees.")
+"""``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
+
 
 def _rng(seed: int, *parts: object) -> random.Random:
     key = ":".join(map(str, (GENERATOR, "plan", seed, *parts))).encode()
@@ -173,7 +183,8 @@ class CfmmSyntheticGenerator:
             card = writer.finish(
                 name="cfmm-synthetic", suite="cfmm", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
-                extra={**pair_facts(items), "by_category": balance(items)})
+                extra={**pair_facts(items), "by_category": balance(items), **(
+                    {"whole_dataset_reader": WHOLE_DATASET} if design != PAPER else {})})
         return card
 
     @staticmethod
@@ -189,9 +200,11 @@ class CfmmSyntheticGenerator:
                             f"{DEFAULT_CHANGED:g} in the paper design)")
         parser.add_argument("--workers", type=int, metavar="N",
                             help="processes (default: all CPUs; the output does not change)")
-        add_design_argument(parser, SHORTCUT_FREE, "what the text shows and the answer are "
-                            "drawn before the scene, so that no text-only reader beats chance "
-                            "(paper: generator 1.0's pairs)")
+        add_design_argument(parser, "what the text shows and the answers first, then the "
+                            "scene, and premises that leave the answer open until the picture "
+                            "is read, so that no text-only reader, and no reader that believes "
+                            "or flips what it sees, beats chance (paper: generator 1.0's "
+                            "pairs)")
         add_executor_arguments(parser, "generate")
 
     @staticmethod

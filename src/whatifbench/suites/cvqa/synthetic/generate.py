@@ -18,7 +18,7 @@ from typing import Any
 from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
-from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
+from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -39,9 +39,20 @@ BATCH = 16
 RAY_SPLIT = 8
 """Workers assumed when cutting batches for Ray tasks (the output never depends on it)."""
 
+WHOLE_DATASET = (
+    "What a reader of the whole dataset can infer (a harness that asks one item at a time shows "
+    "none of it; few-shot demonstrations never come from an item's own pair or picture): each "
+    "image has two questions, an original and its counterfactual (one pair id); where the "
+    "premise names N (templates 2 and 4) the counterfactual answer is the original minus N, so "
+    "a guess of the pair as a whole is right a quarter of the time (the joint chance of pair "
+    "accuracy), elsewhere one in sixteen; no question names another's answer and no picture "
+    "is shared between pairs. images/intervened/ (with --intervened-images) shows every "
+    "counterfactual scene: keep it out of what a model sees.")
+"""``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
+
 
 def plan(per_template: int, seed: int, intervened: bool = False,
-         balanced_values: bool = False, design: str = PAPER) -> list[Job]:
+         balanced_values: bool = False, design: str = DEFAULT_DESIGN) -> list[Job]:
     """Every image to make, numbered as the release (template k after templates 1 … k−1).
 
     The correct letters are dealt here, balanced per template and role, so that they do not
@@ -199,7 +210,7 @@ class CvqaSyntheticGenerator:
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
                  intervened: bool = False, balanced_values: bool = False,
-                 design: str = PAPER, executor: JobMap | None = None,
+                 design: str = DEFAULT_DESIGN, executor: JobMap | None = None,
                  progress: bool = False) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
@@ -241,7 +252,8 @@ class CvqaSyntheticGenerator:
             card = writer.finish(
                 name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
-                extra={"balance": tally.summary()})
+                extra={"balance": tally.summary(), **(
+                    {"whole_dataset_reader": WHOLE_DATASET} if design != PAPER else {})})
         return card
 
     @staticmethod
@@ -258,8 +270,9 @@ class CvqaSyntheticGenerator:
         parser.add_argument("--balanced-values", action="store_true",
                             help="draw distractors so that the correct value is not most often "
                             "the second smallest option (the release's text-only shortcut)")
-        add_design_argument(parser, PAPER, "the options first, then which is right, then the "
-                            "scene, so that no text-only reader beats chance")
+        add_design_argument(parser, "the options of both questions first, then which are "
+                            "right, then the scene, so that no text-only reader, and no reader "
+                            "that believes or flips what it sees, beats chance")
         add_executor_arguments(parser, "generate")
 
     @staticmethod

@@ -102,27 +102,37 @@ def make_free_group(kind: str, rng: random.Random) -> list[FreePair]:
 
 
 def pictures(pair: FreePair) -> list[tuple[str, str, World]]:
-    """``(part, name, world)`` of every picture a pair shows: ``c2e-q`` and ``c2e-0`` …
-    ``c2e-3`` (the effects), ``e2c-q`` and ``e2c-0`` … (the causes), ``cause`` and
-    ``effect``."""
+    """``(key, part, world)`` of every picture a pair shows: ``c2e-q`` (a cause) and ``c2e-0``
+    … ``c2e-3`` (the four ways' effects), ``e2c-q`` (an effect) and ``e2c-0`` … (the causes),
+    ``cause`` and ``effect`` (the Cue and Exp items')."""
     c2e, e2c = pair.scenes["c2e"], pair.scenes["e2c"]
-    out = [("c2e", "c2e-q", c2e.causes[c2e.true])]
-    out += [("c2e", f"c2e-{k}", w) for k, w in enumerate(c2e.effects)]
-    out += [("e2c", "e2c-q", e2c.effects[e2c.true])]
-    out += [("e2c", f"e2c-{k}", w) for k, w in enumerate(e2c.causes)]
-    return out + [("pair", "cause", pair.cause("pair")), ("pair", "effect", pair.effect("pair"))]
+    out = [("c2e-q", "cause", c2e.causes[c2e.true])]
+    out += [(f"c2e-{k}", "effect", w) for k, w in enumerate(c2e.effects)]
+    out += [("e2c-q", "effect", e2c.effects[e2c.true])]
+    out += [(f"e2c-{k}", "cause", w) for k, w in enumerate(e2c.causes)]
+    return out + [("cause", "cause", pair.cause("pair")),
+                  ("effect", "effect", pair.effect("pair"))]
+
+
+def old_name(record: str, key: str, part: str) -> str:
+    """A picture's old-style name: ``12-cause.png`` for the Cue/Exp pictures, else
+    ``12-c2e-q-cause.png``, ``12-c2e-2-effect.png`` … (record number, key, part)."""
+    return f"{record}-{part}.png" if key == part else f"{record}-{key}-{part}.png"
 
 
 def free_items(records: Sequence[tuple[Record, FreePair]], paths: dict[str, dict[str, str]],
                seed: int, source: str, ident: Callable[[Record, str], str]) -> list[Item]:
-    """Four items per pair, in record order. ``paths``: per record id, per picture name
-    (``pictures``) its dataset path; each item's ``provenance.images`` holds the world of
-    every picture it shows (what the oracle's scenes read)."""
+    """Four items per pair, in record order (``Record.line``: the pair's old-style number).
+    ``paths``: per record id, per picture key (``pictures``) its dataset path; each item's
+    ``provenance.images`` holds, per picture, its old-style name, pair, group, part and world
+    (what the oracle's scenes read)."""
     positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}
     items: list[Item] = []
     for k, (r, pair) in enumerate(records):
         meta, common = record_meta(r), record_provenance(r, seed, source)
-        worlds = {name: world for _, name, world in pictures(pair)}
+        shown = {key: {"name": old_name(str(r.line), key, part), "pair": r.id,
+                       "group": (r.line - 1) // 4, "part": part, "world": world.to_json()}
+                 for key, part, world in pictures(pair)}
         mine = paths[r.id]
 
 
@@ -132,19 +142,19 @@ def free_items(records: Sequence[tuple[Record, FreePair]], paths: dict[str, dict
             order = _place(str(scene.true), [str(w) for w in ways], pos, seed,
                            f"{metric}:{r.id}")
             names = [f"{metric}-q", *(f"{metric}-{w}" for w in order)]
-            items.append(_shown(names, worlds, Item(
+            items.append(_shown(names, shown, Item(
                 id=ident(r, metric), images=tuple(mine[n] for n in names),
                 question=QUESTIONS[metric], kind="choice", target=LETTERS[pos],
                 choices=LETTERS, pair_id=r.id, role=metric, group=metric,
                 meta={**meta, "image_labels": list(IMAGE_LABELS[metric])},
                 provenance={**common, "metric": metric, "position": pos})))
         images = {r.cause_image: mine["cause"], r.effect_image: mine["effect"]}
-        items += [_shown(["cause", "effect"], worlds, item) for item in
+        items += [_shown(["cause", "effect"], shown, item) for item in
                   cue_and_exp(r, positions["cue"][k], images, ident, seed, meta, common)]
     return items
 
 
-def _shown(names: Sequence[str], worlds: dict[str, World], item: Item) -> Item:
-    """``item`` with ``provenance.images``: per picture its name and world (the oracle's)."""
-    entries = [{"name": n, "pair": item.pair_id, "world": worlds[n].to_json()} for n in names]
-    return replace(item, provenance={**item.provenance, "images": entries})
+def _shown(keys: Sequence[str], shown: dict[str, dict[str, Any]], item: Item) -> Item:
+    """``item`` with ``provenance.images``: per picture its old-style name, pair, group, part
+    and world (what the oracle's scenes read)."""
+    return replace(item, provenance={**item.provenance, "images": [shown[k] for k in keys]})

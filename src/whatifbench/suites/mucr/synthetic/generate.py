@@ -47,6 +47,15 @@ from whatifbench.suites.mucr.synthetic.scenes import MucrSyntheticScenes
 SHARD = 4
 """Groups per Ray task."""
 
+WHOLE_DATASET = (
+    "What a reader of the whole dataset can infer (a harness that asks one item at a time shows "
+    "none of it; few-shot demonstrations never come from an item's own pair or group): no "
+    "picture is shown by two items (each draws its own scene); a pair's Exp question names its "
+    "cue, the answer of the pair's Cue item (whatif audit: the 'other items' probe); a pair's "
+    "items share the agent's colour, which its C2E and E2C pictures show to a reader who works "
+    "them out.")
+"""``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
+
 
 def group_plan(groups: int) -> list[tuple[str, str]]:
     """Kind and style of each group: every kind × style combination equally often."""
@@ -88,7 +97,7 @@ def draw_all(groups: int, seed: int, executor: JobMap | None = None,
 
 
 FreeDrawn = tuple[str, list[FreePair], list[list[tuple[str, bytes]]]]
-"""A shortcut-free group: its style, pairs, and per pair its pictures' names and PNGs."""
+"""A shortcut-free group: its style, pairs, and per pair its pictures' keys and PNGs."""
 
 
 def draw_free_shard(shard: Shard) -> list[FreeDrawn]:
@@ -99,8 +108,8 @@ def draw_free_shard(shard: Shard) -> list[FreeDrawn]:
     for g in range(first, end):
         kind, style = plan[g]
         pairs = make_free_group(kind, random.Random(f"{GENERATOR}:{seed}:{g}"))
-        out.append((style, pairs, [[(name, render_png(to_scene(world, style)))
-                                    for _, name, world in pictures(p)] for p in pairs]))
+        out.append((style, pairs, [[(key, render_png(to_scene(world, style)))
+                                    for key, _, world in pictures(p)] for p in pairs]))
     return out
 
 
@@ -197,7 +206,8 @@ class MucrSyntheticGenerator:
                 extra={"answer_positions": {
                     m: dict(sorted(Counter(i.provenance["position"] for i in items
                                            if i.group == m).items())) for m in CHOICE_METRICS},
-                    "categories": list(KINDS), "styles": list(STYLES)})
+                    "categories": list(KINDS), "styles": list(STYLES),
+                "whole_dataset_reader": WHOLE_DATASET})
         return card
 
     @staticmethod
@@ -206,9 +216,10 @@ class MucrSyntheticGenerator:
         parser.add_argument("--groups", type=int, default=25, metavar="N",
                             help="groups of four pairs (default 25: 100 pairs, 400 items)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        add_design_argument(parser, SHORTCUT_FREE,
-                            "the Cue's false cues are three idle agents of the cue's kind, "
-                            "so its phrases differ only in colour")
+        add_design_argument(parser,
+                            "the C2E/E2C candidates are four ways the question's own scene "
+                            "could go, the Cue's false cues three idle agents of the cue's "
+                            "kind, and every item draws its own scene")
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -239,9 +250,9 @@ def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
                     explanations=tuple((text,) for text in pair.explanations),
                     cause_image=f"{rid}-cause.png", effect_image=f"{rid}-effect.png"), seed)
                 paths[record.id] = {
-                    name: writer.add_image(unique.check(
-                        opaque_file(GENERATOR, seed, "image", rid, name), f"{rid}-{name}"), data)
-                    for name, data in drawn}
+                    key: writer.add_image(unique.check(
+                        opaque_file(GENERATOR, seed, "image", rid, key), f"{rid}-{key}"), data)
+                    for key, data in drawn}
                 records.append((record, pair))
         random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
         items = free_items(records, paths, seed, GENERATOR, item_id(seed))
@@ -262,4 +273,5 @@ def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
             extra={"answer_positions": {
                 m: dict(sorted(Counter(i.provenance["position"] for i in items
                                        if i.group == m).items())) for m in CHOICE_METRICS},
-                "categories": list(KINDS), "styles": list(STYLES)})
+                "categories": list(KINDS), "styles": list(STYLES),
+                "whole_dataset_reader": WHOLE_DATASET})
