@@ -42,6 +42,8 @@ from whatifbench.core.item import Item  # noqa: E402
 from whatifbench.core.requests import Part, Request, Turn  # noqa: E402
 from whatifbench.runner.backends import make_backend  # noqa: E402
 
+KEYS = ("template", "task", "task_type", "group")
+"""Audit slice keys reported per template (CELLO: its task types)."""
 Tally = dict[str, list[float]]
 """Per row label: [hits, n, chance sum]."""
 
@@ -83,7 +85,7 @@ def joint(items: Sequence[Item], tallies: dict[str, Tally]) -> None:
     result = audit_items(items)
     for entry in [result["blind"], *result["slices"]]:
         key = entry.get("value") if "value" in entry else "all"
-        if "value" in entry and entry["key"] not in ("template", "task", "group"):
+        if "value" in entry and entry["key"] not in KEYS:
             continue
         row = tallies["blind"].setdefault(str(key), [0.0, 0.0, 0.0])
         row[0] += entry["hits"]
@@ -91,7 +93,7 @@ def joint(items: Sequence[Item], tallies: dict[str, Tally]) -> None:
         row[2] += entry["chance"] / 100 * entry["n"]
     probe = next(p for p in result["probes"] if p["name"] == "joint guess")
     for entry in [probe, *probe["slices"]]:
-        if "value" in entry and entry["key"] not in ("template", "task", "group"):
+        if "value" in entry and entry["key"] not in KEYS:
             continue
         key = str(entry.get("value", "all"))
         if not entry["n"]:
