@@ -44,14 +44,19 @@ Tables = Callable[[str, Callable[[Item], tuple[str | None, bool]]], list[Table]]
 
 def policy_rows(suite: Any, items: Sequence[Item], tables: Tables
                 ) -> list[tuple[str, list[Table]]]:
-    """``(label, tables)`` of the two eyes references, for a paired suite (else none)."""
+    """``(label, tables)`` of the two eyes references, for a paired suite (else none; no flip
+    row where a counterfactual has an open answer, a number without options: there is no
+    "other option" to give)."""
     if suite.pair_roles is None:
         return []
     from whatifbench.models.builtin.reference import FlipEyesBackend, IgnorePremiseBackend
 
+    # another option than the eyes' is defined only where every counterfactual has options
+    closed = all(item.choices or item.kind == "yes-no" for item in items
+                 if item.role == "counterfactual")
     out = []
     for label, cls, spec in ((EYES, IgnorePremiseBackend, "builtin:ignore-premise"),
-                             (FLIP, FlipEyesBackend, "builtin:flip-eyes")):
+                             *([(FLIP, FlipEyesBackend, "builtin:flip-eyes")] * closed)):
         backend = cls(spec, {})
         backend.prepare(items)
 

@@ -24,7 +24,8 @@ counterfactual of a template is its original minus the number its premise names,
 the original gives the counterfactual. The joint chance of a unit is 1 / (the number of its
 joint answers that keep every relation holding for *all* units of its group: equal answers,
 the other of the same two options, a difference the later question names, the sign of the
-difference, the number of Yes answers of a yes/no set). It is the figure the guesser is set
+difference, the number of Yes answers of a yes/no set, every member's answer another one: 1/24
+for a CELLO set of four). It is the figure the guesser is set
 beside (and flagged against), and what the documentation calls the chance of a pair or set
 metric. The control recombines later members across units of the same group and types.
 """
@@ -177,6 +178,8 @@ def _rule_keys(view: MetaView, texts: _Texts, unit: Sequence[int], joint: Sequen
     answers = [normal(view.choices[i][j]) for i, j in zip(unit, joint, strict=True)]
     if all(a in ("yes", "no") for a in answers):
         keys.add(f"yes{answers.count('yes')}")
+    if len(set(answers)) == len(answers):  # a contrast set: every member another answer
+        keys.add("distinct")
     return frozenset(keys)
 
 

@@ -206,8 +206,7 @@ class MucrSyntheticGenerator:
                 extra={"answer_positions": {
                     m: dict(sorted(Counter(i.provenance["position"] for i in items
                                            if i.group == m).items())) for m in CHOICE_METRICS},
-                    "categories": list(KINDS), "styles": list(STYLES),
-                "whole_dataset_reader": WHOLE_DATASET})
+                    "categories": list(KINDS), "styles": list(STYLES)})
         return card
 
     @staticmethod
