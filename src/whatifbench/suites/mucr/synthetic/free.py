@@ -134,8 +134,6 @@ def free_items(records: Sequence[tuple[Record, FreePair]], paths: dict[str, dict
                        "group": (r.line - 1) // 4, "part": part, "world": world.to_json()}
                  for key, part, world in pictures(pair)}
         mine = paths[r.id]
-
-
         for metric in ("c2e", "e2c"):
             scene, pos = pair.scenes[metric], positions[metric][k]
             ways = [w for w in range(len(scene.causes)) if w != scene.true]
