@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,13 @@ from whatifbench import secrets
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+TEST_SECRET = Path(tempfile.mkdtemp(prefix="whatif-test-secret-")) / "naming-secret"
+"""One naming secret for the whole session (``$WHATIF_SECRET_FILE``), so that datasets made by
+module fixtures and by single tests carry the same opaque names, and no test writes a secret
+into the user's home; tests of the home secret unset the variable."""
+TEST_SECRET.write_text("5e" * 32 + "\n", encoding="ascii")
+os.environ["WHATIF_SECRET_FILE"] = str(TEST_SECRET)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 """``../shared`` beside the project root (papers and released data samples)."""

@@ -117,7 +117,8 @@ def test_scene_geometry_of_every_generated_image(suite: Path) -> None:
     """Re-draw each image's scene from its seed; it must be the image on disk, and valid."""
     for job in plan(PER, seed=0, design="paper"):
         s = sample(job.template, random.Random(job.image_seed))
-        assert render_png(s.scene) == (suite / "images" / job.name).read_bytes()
+        assert render_png(s.scene, canonical=job.design != "paper") == (  # paper: as drawn
+            suite / "images" / job.name).read_bytes()
         objects = s.scene.objects
         if job.template <= 3:
             polygons = [o for o in objects if o.shape == "polygon"]

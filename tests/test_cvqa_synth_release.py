@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
@@ -186,8 +187,9 @@ def test_export_rejects_datasets_that_do_not_fit(tmp_path: Path,
 
     src = tmp_path / "other"
     with DatasetWriter(src) as writer:
-        rel = writer.add_image("x.png", b"")
-        Image.new("RGB", (4, 4)).save(writer.images / "x.png")
+        picture = io.BytesIO()
+        Image.new("RGB", (4, 4)).save(picture, format="PNG")
+        rel = writer.add_image("x.png", picture.getvalue())
         writer.add_items([
             Item("x:original", (rel,), "How many?", "choice", "1", ("1", "2", "3"), "x",
                  "original", "abs_counting_1"),

@@ -22,16 +22,18 @@ datasets = pytest.importorskip("datasets")
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    """Every file under a dataset folder (relative path → bytes)."""
+    """Every file under a dataset folder (relative path → bytes) but its private folder, which
+    no export carries."""
     return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+            for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.relative_to(folder).parts[0] != "private"}
 
 
 @pytest.mark.parametrize("kind", sorted(BUILDERS))
 def test_round_trip_is_identical(kind: str, kind_datasets, tmp_path: Path) -> None:  # noqa: F811
     source = kind_datasets(kind)
     assert main(["export", str(source), "--format", "hf", "--out", str(tmp_path / "hf"),
-                 "--license", "cc-by-4.0"]) == 0
+                 "--license", "cc-by-4.0", "--with-answers"]) == 0
     assert main(["import", "hf", "--path", str(tmp_path / "hf"), "--out",
                  str(tmp_path / "back")]) == 0
     assert files(tmp_path / "back") == files(source)  # items.jsonl, card.json, every image
@@ -86,7 +88,7 @@ def test_multi_image_items_keep_their_order(kind_datasets, tmp_path: Path) -> No
 
 def test_shards_and_a_single_parquet_file(kind_datasets, tmp_path: Path) -> None:  # noqa: F811
     source = kind_datasets("choice")
-    done = export_hf(source, tmp_path / "hf", shard_bytes=40_000)
+    done = export_hf(source, tmp_path / "hf", shard_bytes=40_000, with_answers=True)
     assert len(done.shards) > 1
     import_hf(tmp_path / "hf", tmp_path / "back")
     assert files(tmp_path / "back") == files(source)

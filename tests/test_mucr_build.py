@@ -17,6 +17,7 @@ from PIL import Image
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.private import read_private
 from whatifbench.errors import WhatifError
 from whatifbench.models.imagegen.base import image_request, make_image_backend, picture_bytes
 from whatifbench.suites.mucr.pipeline.prompts import parse_reply
@@ -95,10 +96,18 @@ def test_build_drafts_a_dataset_and_repeats_from_the_store(built: tuple[Path, An
     assert [len(entry["replies"]) for entry in log][3:5] == [2, 2]
     exp = next(i for i in draft.items if i.id == "1-exp")
     build = exp.provenance["build"]
-    assert len(build["candidates"]["cause"]) == 2 and build["pick"] == {"cause": 1, "effect": 1}
+    candidates = read_private(tmp_path / "draft")["candidates"]["1"]  # never in items.jsonl
+    assert "candidates" not in build
+    assert len(candidates["cause"]) == 2 and build["pick"] == {"cause": 1, "effect": 1}
     assert exp.meta["style"] == "photograph" and exp.meta["category"] == "human"
-    with Image.open(tmp_path / "draft" / build["candidates"]["effect"][1]) as img:
+    with Image.open(tmp_path / "draft" / candidates["effect"][1]) as img:
         assert img.size == (48, 40)  # -I size reached the endpoint
+    # a draft evaluated before review gives nothing away by its names (issue 41, item 9)
+    stored = sorted(p.relative_to(tmp_path / "draft" / "images").as_posix()
+                    for p in (tmp_path / "draft" / "images").rglob("*") if p.is_file())
+    assert len(stored) == 16 and all(re.fullmatch(r"[0-9a-f]{16}\.png", n) for n in stored)
+    assert all(re.fullmatch(r"images/[0-9a-f]{16}\.png", p) for i in draft.items
+               for p in i.images)
     assert next(i for i in draft.items if i.id == "3-exp").meta["style"] == "comic"
     capsys.readouterr()
     before = _calls(server)
@@ -152,8 +161,7 @@ def test_selection_sheet_and_review_import(built: tuple[Path, Any],
     assert exp.meta["references"][2] == ["The clouds bring rain.", "Rain follows dark clouds."]
     assert exp.provenance["build"]["pick"] == {"cause": 2, "effect": 1}
     assert exp.provenance["review"]["decision"] == "edit"
-    picked = draft / next(i for i in load_dataset(draft).items
-                          if i.id == "1-exp").provenance["build"]["candidates"]["cause"][1]
+    picked = draft / read_private(draft)["candidates"]["1"]["cause"][1]
     assert (out / exp.images[0]).read_bytes() == picked.read_bytes()
     stored = sorted(p.name for p in (out / "images").iterdir())  # opaque: no "1-cause.png"
     assert len(stored) == 8 and all(re.fullmatch(r"[0-9a-f]{16}\.png", n) for n in stored)
@@ -285,5 +293,6 @@ def test_a_local_diffusers_pipeline_draws_seeded_candidates(tmp_path: Path, fake
     draft = load_dataset(tmp_path / "draft")
     build = next(i for i in draft.items if i.id == "2-exp").provenance["build"]
     assert build["images"]["spec"] == f"diffusers:{folder}"
-    with Image.open(tmp_path / "draft" / build["candidates"]["cause"][0]) as img:
+    cause = read_private(tmp_path / "draft")["candidates"]["2"]["cause"][0]
+    with Image.open(tmp_path / "draft" / cause) as img:
         assert img.size == (16, 16)

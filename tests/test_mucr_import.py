@@ -12,13 +12,15 @@ from mucr_util import make_records, photo, write_release
 
 from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
+from whatifbench.core.private import read_private
 from whatifbench.errors import WhatifError
-from whatifbench.suites.mucr.importer import dataset_name, import_mucr
+from whatifbench.suites.mucr.importer import dataset_name, import_mucr, importer_namer
 
 
 def stored(name: str) -> str:
-    """Where the import stores a release image (an opaque name; seed 0)."""
-    return f"images/{dataset_name(name)}"
+    """Where the import stores a release image (an opaque name under the test's home secret;
+    seed 0)."""
+    return f"images/{dataset_name(name, importer_namer(None, 0))}"
 
 
 def _import(tmp_path: Path, release_dir: str = "release", **kw: object) -> Path:
@@ -66,8 +68,10 @@ def test_template_format_imports_four_items_per_pair(tmp_path: Path,
                                            enumerate(r["causal_reason"], 1)]
         for item in items:
             assert item.meta["category"] == r["label"] and item.meta["style"] == r["style"]
-            # the release's names (cause_001.png ...) only in provenance, image by image
-            assert [stored(n) for n in item.provenance["image_names"]] == list(item.images)
+            # the release's names (cause_001.png ...) only in the private file
+            names = read_private(out)["images"]
+            assert [stored(names[p]) for p in item.images] == list(item.images)
+            assert "image_names" not in item.provenance
             assert all(re.fullmatch(r"images/[0-9a-f]{16}\.(png|jpe?g)", path)
                        for path in item.images), item.images
     # Images are stored byte for byte (PNG and JPEG alike), under opaque names.

@@ -1,8 +1,8 @@
-"""Opaque names (issue 31): the ``shortcut-free`` generators name every image, item and pair by a
-keyed hash (``scenes.opaque``) and keep the telling names in provenance; MuCR-Synthetic writes
-its pairs in a seeded order, each item carrying the worlds of every image it shows; the
-``paper`` designs keep their telling names (their leak is the release's, and the audit must
-still catch it)."""
+"""Opaque names (issues 31, 41): the ``shortcut-free`` generators name every image, item and pair
+by an HMAC under the naming secret (``scenes.opaque``, ``core.namekey``) and keep the telling
+names in the private file (``core.private``); MuCR-Synthetic deals its pairs in a seeded order,
+each item carrying the worlds of every image it shows; the ``paper`` designs keep their telling
+names (their leak is the release's, and the audit must still catch it)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ import pytest
 
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.item import Item
+from whatifbench.core.namekey import NameKey
+from whatifbench.core.private import read_private
 from whatifbench.scenes.bodies import World, to_scene
-from whatifbench.scenes.opaque import Unique, opaque, opaque_file
+from whatifbench.scenes.opaque import Namer, Unique
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
@@ -62,6 +64,7 @@ def test_mucr_names_say_nothing(mucr: dict[str, Path]) -> None:
     paper = load_dataset(mucr["paper"]).items
     assert _name_rule(paper) == 1.0  # the rule the issue found: every answer by its name
     assert _name_rule(free) == 0.0  # no two opaque names share a leading token
+    private = read_private(mucr["shortcut-free"])
     for item in free:
         assert HEX.fullmatch(item.id) and HEX.fullmatch(item.pair_id or "")
         assert all(IMAGE.fullmatch(p) for p in item.images), item.images
@@ -70,11 +73,12 @@ def test_mucr_names_say_nothing(mucr: dict[str, Path]) -> None:
         assert [e["part"] for e in shown] == (
             ["cause", *["effect"] * 4] if item.group == "c2e" else
             ["effect", *["cause"] * 4] if item.group == "e2c" else ["cause", "effect"])
-        for entry in shown:  # the old-style name, its pair and group, in provenance only
-            assert re.fullmatch(rf"\d+-(?:[a-z0-9]+-[a-z0-9]+-)?{entry['part']}\.png",
-                                entry["name"])
-            assert int(entry["name"].split("-")[0]) in range(4 * entry["group"] + 1,
-                                                             4 * entry["group"] + 5)
+        for path, entry in zip(item.images, shown, strict=True):
+            assert set(entry) <= {"pair", "part", "world"}  # no telling name in items.jsonl
+            old = private["images"][path]  # the old-style name, pair and group: private only
+            group = private["pairs"][entry["pair"]]["group"]
+            assert re.fullmatch(rf"\d+-(?:[a-z0-9]+-[a-z0-9]+-)?{entry['part']}\.png", old)
+            assert int(old.split("-")[0]) in range(4 * group + 1, 4 * group + 5)
         # the candidates are ways of the question's own scene (issue 41), all of its pair
         assert {e["pair"] for e in shown} == {item.pair_id}
 
@@ -129,17 +133,23 @@ def test_cvqa_and_cfmm_shortcut_free_names(tmp_path: Path) -> None:
     CvqaSyntheticGenerator.generate(tmp_path / "cvqa", per_template=4, seed=3, workers=1,
                                     design="shortcut-free", intervened=True)
     CfmmSyntheticGenerator.generate(tmp_path / "cfmm", per_category=4, seed=3, workers=1)
-    for name, old in (("cvqa", "release_name"), ("cfmm", "old_name")):
+    for name in ("cvqa", "cfmm"):
         items = load_dataset(tmp_path / name).items
+        private = read_private(tmp_path / name)
         olds: Counter[str] = Counter()
         for item in items:
             assert HEX.fullmatch(item.id) and HEX.fullmatch(item.pair_id or "")
             assert all(IMAGE.fullmatch(p) for p in item.images), item.images
             intervened = item.provenance.get("intervened_image")
             assert intervened is None or IMAGE.fullmatch(intervened), intervened
-            assert "_0000" in item.provenance[old]
-            olds[item.provenance[old]] += 1
+            assert not {"old_name", "release_name", "index", "number"} & set(item.provenance)
+            old = private["images"][item.images[0]]
+            assert "_0000" in old and old.startswith(private["pairs"][item.pair_id or ""][:4])
+            olds[old] += 1
+            assert private["items"][item.id].endswith(
+                ("original", "counterfactual", "-b", "-c"))
         assert set(olds.values()) == {2}  # one old name per pair, on both of its items
+        assert [i.id for i in items] == sorted(i.id for i in items)  # written by id
         files = {p.relative_to(tmp_path / name).as_posix()
                  for p in (tmp_path / name / "images").rglob("*.png")}
         assert files == ({i.images[0] for i in items}
@@ -148,9 +158,12 @@ def test_cvqa_and_cfmm_shortcut_free_names(tmp_path: Path) -> None:
 
 
 def test_opaque_names_are_keyed_and_checked() -> None:
-    assert opaque("g", 0, "image", 1) == opaque("g", 0, "image", 1)
-    assert len({opaque("g", s, "image", k) for s in range(3) for k in range(100)}) == 300
-    assert opaque_file("g", 0, suffix=".jpg").endswith(".jpg")
+    one, two = (Namer(NameKey(bytes([k]) * 32, "file"), ("g", 0)) for k in (1, 2))
+    assert one.name("image", 1) == one.name("image", 1) != two.name("image", 1)
+    assert len({Namer(one.key, ("g", s)).name("image", k)
+                for s in range(3) for k in range(100)}) == 300
+    assert one.file(suffix=".jpg").endswith(".jpg")
+    assert "\\x01" not in repr(one) and "\\x01" not in repr(one.key)  # the secret is never shown
     unique = Unique("images")
     assert unique.check("a", 1) == "a" and unique.check("a", 1) == "a"
     with pytest.raises(RuntimeError, match="would both be named 'a'"):

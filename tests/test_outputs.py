@@ -247,7 +247,7 @@ def test_kill_9_leaves_no_output_and_the_next_write_cleans_up(tmp_path: Path) ->
     killed = _writer(out, base, "dead", "kill")
     assert killed.wait(timeout=60) == -9
     (dead,) = tmp_path.glob(".out.*.partial")  # what kill -9 leaves: never published
-    assert not out.exists() and (dead / "images" / "x.txt").is_file()
+    assert not out.exists() and (dead / "images").is_dir()  # images wait for finish()
     live = _writer(out, base, "live", "hold")  # the next writer removes it, works beside it
     while not (base / "ready-live").exists():
         assert live.poll() is None

@@ -31,17 +31,24 @@ class HfExporter:
 
     @staticmethod
     def add_arguments(parser: argparse._ActionsContainer) -> None:
-        """``--license`` (also used by lmms-eval, which writes the same folder inside)."""
+        """``--license`` and ``--with-answers`` (also used by lmms-eval, which writes the same
+        folder inside)."""
         parser.add_argument("--license", default="unknown", metavar="ID",
                             help="hf, lmms-eval: license id for the dataset card (e.g. "
                                  "cc-by-4.0; default: unknown)")
+        parser.add_argument("--with-answers", action="store_true",
+                            help="hf, lmms-eval: write each item's whole record (answers, seeds "
+                                 "and programs in provenance, private metadata, the images no "
+                                 "item shows) for a copy into another whatifbench; by default "
+                                 "rows hold what a harness may show (docs/integrations.md)")
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         """Export with the parsed options."""
         from whatifbench.integrations.hf_datasets import export_hf
 
-        done = export_hf(args.dataset, args.out, overwrite=args.overwrite, license=args.license)
+        done = export_hf(args.dataset, args.out, overwrite=args.overwrite, license=args.license,
+                         with_answers=args.with_answers)
         print(f"{done.rows} items in {len(done.shards)} Parquet shard(s); load it with "
               f"datasets.load_dataset({str(args.out)!r}).")
         return 0
@@ -98,7 +105,7 @@ class LmmsEvalExporter:
 
         done = export_lmms_eval(args.dataset, args.out, overwrite=args.overwrite,
                                 task=args.task, dataset_path=args.dataset_path,
-                                license=args.license)
+                                license=args.license, with_answers=args.with_answers)
         print(f"lmms-eval task {done.task!r} (metrics: {', '.join(done.metrics)}); run it with\n"
               f"  lmms-eval --model MODEL --model_args ... --tasks {done.task} "
               f"--include_path {args.out} --log_samples --output_path logs/")

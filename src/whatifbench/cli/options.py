@@ -103,3 +103,12 @@ def add_design_argument(parser: argparse.ArgumentParser, doc: str) -> None:
         help=f"shortcut-free (the default of every generator): {doc}; paper: the release's "
              "distribution, its shortcuts included (to compare with the release, not to "
              "measure models)")
+
+
+def add_secret_argument(parser: argparse.ArgumentParser) -> None:
+    """``--secret-file FILE``: the naming secret of opaque names (``core.namekey``)."""
+    parser.add_argument(
+        "--secret-file", metavar="FILE",
+        help="the secret opaque file names and ids are keyed with: a file of at least 32 hex "
+             "digits, shared to regenerate the same names elsewhere (default: "
+             "$WHATIF_HOME/naming-secret, made on first use; never part of the dataset)")

@@ -131,6 +131,10 @@ class SuiteContract:
     that has some is taken to be such pictures too."""
     demo: Demo | None = None
     """A small generated dataset of the suite, if it has a generator."""
+    private_meta: tuple[str, ...] = ()
+    """Keys of its items' ``meta`` that only whatifbench needs (answer-bearing or internal):
+    exports leave them out unless asked (``--with-answers``), the inspect task never shows
+    them, and the audit does not read them as shown (``core.public``)."""
 
     def how_answers(self, generator: str | None) -> str | None:
         """How the answers of a dataset made by ``generator`` (the card's) were computed, for

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from whatifbench.core.card import Card
-from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
+from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.images import Inside, inspect_image
-from whatifbench.core.integrity import image_files, integrity_problems
+from whatifbench.core.integrity import integrity_problems
 from whatifbench.core.item import REPEATABLE_ROLES, Item, item_from_json
 from whatifbench.core.jsonfile import jsonl_lines, loads, lone_surrogate
-from whatifbench.core.outputs import PathLike, staged_dir
+from whatifbench.core.layout import CARD, IMAGES, ITEMS
 from whatifbench.errors import WhatifError
 
-ITEMS = "items.jsonl"
-CARD = "card.json"
-IMAGES = "images"
 MAX_LISTED = 12
 
 
@@ -72,9 +67,10 @@ def problems_message(source: str, problems: list[str], fix: str) -> str:
 
 
 def check_image(path: Path) -> str | None:
-    """Return why an image cannot be used (missing, unreadable, above the pixel limit of
-    ``core.images``), or ``None`` when it opens and decodes."""
-    return inspect_image(path)[0]
+    """Return why a source image of an import cannot be used (missing, unreadable, above the
+    pixel limit of ``core.images``), or ``None`` when it opens and decodes (an EXIF orientation
+    is fine here: the dataset writer applies it)."""
+    return inspect_image(path, turned_ok=True)[0]
 
 
 def sort_images(files: Iterable[tuple[str, Path | None]]) -> tuple[list[str], dict[str, str]]:
@@ -242,114 +238,6 @@ def _pair_problems(items: list[Item], items_path: Path) -> list[str]:
     ]
 
 
-def count_items(items: Iterable[Item]) -> dict[str, Any]:
-    """Counts for the card: items, pairs, and items per group and per role."""
-    items = list(items)
-    return {
-        "items": len(items),
-        "pairs": len({i.pair_id for i in items if i.pair_id is not None}),
-        "by_group": dict(sorted(Counter(i.group or "" for i in items).items())),
-        "by_role": dict(sorted(Counter(i.role or "" for i in items).items())),
-    }
-
-
-class DatasetWriter:
-    """Write a dataset into a staging folder that replaces ``out`` only when complete.
-
-    Use as a context manager; write images under ``self.images`` (or with ``add_image``), add
-    items in order, then call ``finish``. If the block raises, nothing appears at ``out``.
-    ``add_image`` remembers the hash of the bytes it writes (do not change such files
-    afterwards); files written under ``self.images`` by other means are hashed in ``finish``.
-    Items are serialized when added (so that a generator's workers overlap with it).
-    ``inputs`` are the files and folders the dataset is made from: ``out`` must not touch them
-    (``core.outputs.check_output``, checked on entry).
-    """
-
-    def __init__(self, out: str | Path, overwrite: bool = False,
-                 inputs: Iterable[PathLike] = ()) -> None:
-        self.out = Path(out)
-        self.overwrite = overwrite
-        self.inputs = tuple(inputs)
-        self._stack = ExitStack()
-        self._items: list[Item] = []
-        self._lines: list[str] = []
-        self._ids: set[str] = set()
-        self._hashes: dict[str, str] = {}
-        self._dirs: set[Path] = set()
-        self.stage = Path()
-        self.images = Path()
-        self.card: Card | None = None
-
-    def __enter__(self) -> DatasetWriter:
-        staged = staged_dir(self.out, self.overwrite, self.inputs)
-        self.stage = self._stack.enter_context(staged)
-        self.images = self.stage / IMAGES
-        self.images.mkdir()
-        return self
-
-    def __exit__(self, *exc: object) -> bool | None:
-        if exc[0] is None and self.card is None:
-            self._stack.__exit__(RuntimeError, RuntimeError("finish() was not called"), None)
-            raise RuntimeError("DatasetWriter.finish() was not called before the block ended.")
-        return self._stack.__exit__(*exc)  # type: ignore[arg-type]
-
-    def add_image(self, name: str, data: bytes) -> str:
-        """Store image bytes as ``images/<name>``; return the item-relative path."""
-        path = self.images / name
-        if path.parent not in self._dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._dirs.add(path.parent)
-        path.write_bytes(data)
-        rel = f"{IMAGES}/{name}"
-        self._hashes[rel] = sha256_bytes(data)
-        return rel
-
-    def add_item(self, item: Item) -> None:
-        """Append an item (ids must be unique); it is serialized now."""
-        if item.id in self._ids:
-            raise ValueError(f"duplicate item id {item.id!r}")
-        self._lines.append(dumps(item.to_json()) + "\n")
-        self._ids.add(item.id)
-        self._items.append(item)
-
-    def add_items(self, items: Iterable[Item]) -> None:
-        """Append several items."""
-        for item in items:
-            self.add_item(item)
-
-    def _items_bytes(self) -> bytes:
-        return "".join(self._lines).encode("utf-8")
-
-    def items_sha256(self) -> str:
-        """The hash ``items.jsonl`` gets from the items added so far."""
-        return sha256_bytes(self._items_bytes())
-
-    def finish(self, *, name: str, suite: str, version: str, generator: dict[str, Any],
-               seed: int | None, counts: dict[str, Any] | None = None,
-               extra: dict[str, Any] | None = None) -> Card:
-        """Write ``items.jsonl`` and ``card.json`` (with hashes); the rename happens on exit."""
-        data = self._items_bytes()
-        (self.stage / ITEMS).write_bytes(data)
-        image_hashes = {rel: self._hashes.get(rel) or sha256_file(self.stage / rel)
-                        for rel in image_files(self.stage, self._hashes)}
-        all_counts = count_items(self._items)
-        all_counts.update(counts or {})
-        self.card = Card(
-            name=name, suite=suite, version=version, generator=generator, seed=seed,
-            counts=all_counts,
-            hashes={
-                "items_sha256": sha256_bytes(data),
-                "images_sha256": sha256_bytes(dumps(image_hashes).encode("utf-8")),
-                "images": image_hashes,
-            },
-            extra=extra or {},
-        )
-        (self.stage / CARD).write_text(
-            json.dumps(self.card.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        return self.card
-
-
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed object)`` for each non-empty line of a JSONL file.
 
@@ -382,3 +270,9 @@ def jsonl_records(path: Path, text: str, hint: str = "each line must hold one JS
         if bad:
             raise WhatifError(f"{path}:{lineno} {bad}.")
         yield lineno, obj
+
+
+from whatifbench.core.writer import DatasetWriter, count_items  # noqa: E402  (re-exported)
+
+__all__ = ["CARD", "IMAGES", "ITEMS", "Dataset", "DatasetWriter", "check_image", "count_items",
+           "iter_jsonl", "jsonl_records", "load_dataset", "problems_message", "sort_images"]

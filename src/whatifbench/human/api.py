@@ -9,6 +9,7 @@ from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, DatasetWriter
 from whatifbench.core.outputs import PathLike, check_output
+from whatifbench.core.private import carried
 from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.human.records import Answer, Settings, check_name
@@ -107,11 +108,9 @@ def write_references(dataset: Dataset, answers: Sequence[Answer], out: PathLike,
     card = dataset.card
     with DatasetWriter(Path(out), overwrite, inputs=[dataset.root]) as writer:
         for rel in sorted({p for i in items for p in i.images}):
-            source = dataset.image_path(rel)
-            target = writer.stage / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
+            writer.copy_file(rel, dataset.image_path(rel).read_bytes())
         writer.add_items(items)
+        writer.private = carried(dataset.root)
         writer.finish(name=card.name, suite=card.suite, version=card.version,
                       generator=card.generator, seed=card.seed,
                       extra={**card.extra, "human_references": {

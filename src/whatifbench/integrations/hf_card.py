@@ -26,8 +26,11 @@ FIELDS = (
     ("pair_id", "items asked about the same image(s) share it (the unit of the paired metrics)"),
     ("role", "its role in the pair: original/basic or counterfactual (MuCR: c2e, e2c, cue, exp)"),
     ("group", "the suite's grouping (template, category, task ...)"),
-    ("meta", "suite metadata, a JSON string"),
-    ("provenance", "how the item was made (seed, program, parameters), a JSON string"),
+    ("meta", ("suite metadata, a JSON string (without the keys only whatifbench needs, unless "
+              "exported with answers)")),
+    ("provenance", ("how the item was made, a JSON string: the generator and what the question "
+                    "shows (the whole record, seeds, programs and answers included, when "
+                    "exported with answers)")),
     ("prompt", "the prompt whatifbench poses after the image(s) (default, generated answers)"),
 )
 
@@ -57,7 +60,7 @@ def how_answers(suite: str, generator: str) -> str:
 
 
 def metadata(data: Dataset, single: bool, license: str, data_glob: str,
-             extra_glob: str | None) -> dict[str, Any]:
+             extra_glob: str | None, with_answers: bool = False) -> dict[str, Any]:
     """The YAML front matter."""
     card = data.card
     has_choice = any(item.kind == "choice" for item in data.items)
@@ -77,17 +80,18 @@ def metadata(data: Dataset, single: bool, license: str, data_glob: str,
                         "data_files": [{"split": "test", "path": extra_glob}]}]
                       if extra_glob else [])],
         CARD_KEY: {**card.to_json(), "hashes": hashes,
-                   "image_column": "image" if single else "images"},
+                   "image_column": "image" if single else "images",
+                   "with_answers": with_answers},
     }
 
 
 def card_markdown(data: Dataset, single: bool, license: str, data_glob: str,
-                  extra_glob: str | None = None) -> str:
+                  extra_glob: str | None = None, with_answers: bool = False) -> str:
     """README.md: the YAML metadata, then a description a reader of the hub page needs
     (``extra_glob``: shards of the images no item shows, a second configuration)."""
     yaml = require("yaml")
     card = data.card
-    meta = metadata(data, single, license, data_glob, extra_glob)
+    meta = metadata(data, single, license, data_glob, extra_glob, with_answers)
     front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
     generator = str(card.generator.get("name", ""))
     counts = card.counts

@@ -10,8 +10,10 @@ reads offline)::
 Columns: ``id``; ``image`` (one ``Image``, when every item has exactly one) or ``images`` (a
 list of ``Image``); ``image_paths`` (each image's path in the whatifbench folder, so that names
 survive ``push_to_hub``, which keeps only base names); ``question``, ``kind``, ``choices``,
-``target``, ``pair_id``, ``role``, ``group``; ``meta`` and ``provenance`` as JSON strings;
-``prompt`` (the text whatifbench poses, for other tools). Image bytes are stored unchanged.
+``target``, ``pair_id``, ``role``, ``group``; ``meta`` and ``provenance`` as JSON strings (the
+items' public view, ``core.public``, unless ``with_answers``); ``prompt`` (the text whatifbench
+poses, for other tools). Image bytes are stored unchanged; the dataset's private folder
+(``core.private``) is never read.
 """
 
 from __future__ import annotations
@@ -31,10 +33,13 @@ from whatifbench.core.integrity import image_files
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.jsonfile import loads
 from whatifbench.core.outputs import check_output, staged_dir
+from whatifbench.core.public import shown
 from whatifbench.core.registry import lookup
+from whatifbench.core.suite import suite_for
 from whatifbench.errors import WhatifError
 from whatifbench.integrations.common import prompts, require
 from whatifbench.integrations.hf_card import CARD_KEY, card_markdown, read_card_yaml
+from whatifbench.integrations.views import hf_columns
 
 SPLIT = "test"
 """The one split: these are evaluation sets."""
@@ -75,11 +80,7 @@ def _row(dataset: Dataset, item: Item, prompt: str, single: bool) -> dict[str, A
     images = [{"bytes": dataset.image_path(rel).read_bytes(), "path": rel} for rel in item.images]
     row: dict[str, Any] = {"id": item.id}
     row["image" if single else "images"] = images[0] if single else images
-    row["image_paths"] = list(item.images)
-    row.update({"question": item.question, "kind": item.kind, "choices": list(item.choices),
-                "target": item.target, "pair_id": item.pair_id, "role": item.role,
-                "group": item.group, "meta": dumps(item.meta),
-                "provenance": dumps(item.provenance), "prompt": prompt})
+    row.update(hf_columns(item, prompt))
     return row
 
 
@@ -111,24 +112,36 @@ def _write(ds: Any, folder: Path, prefix: str, feats: Any, row: Callable[[int], 
     return names
 
 
+def exported_items(data: Dataset, with_answers: bool = False) -> list[Item]:
+    """The items as an export writes them: their public view (``core.public``: meta without
+    the suite's private keys, provenance without answers, seeds and worlds), or with
+    ``with_answers`` the whole record."""
+    private = suite_for(data.suite).private_meta
+    return [shown(item, with_answers, private) for item in data.items]
+
+
 def export_hf(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = False,
-              license: str = "unknown", shard_bytes: int = SHARD_BYTES) -> HfExport:
+              license: str = "unknown", shard_bytes: int = SHARD_BYTES,
+              with_answers: bool = False) -> HfExport:
     """Write ``dataset`` as a Hugging Face dataset folder at ``out`` (complete or not at all).
 
-    Images no item shows go to a second configuration, ``extra_images`` (``path``, ``image``),
-    so that the folder holds everything the dataset holds."""
+    Rows hold the items' public view (``exported_items``). With ``with_answers`` they hold the
+    whole record, and images no item shows (CFMM's intervened scenes: the counterfactual's
+    answer drawn) go to a second configuration, ``extra_images`` (``path``, ``image``), so
+    that the folder holds everything the dataset holds and imports back byte for byte."""
     ds = require("datasets")
     if not isinstance(dataset, Dataset):
         check_output(out, (dataset,), overwrite, kind="export")  # before reading the dataset
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     single = all(len(item.images) == 1 for item in data.items)
     texts = prompts(data)
-    extras = extra_images(data)
+    items = exported_items(data, with_answers)
+    extras = extra_images(data) if with_answers else []
     with staged_dir(Path(out), overwrite, inputs=(data.root,), kind="export") as stage:
         sizes = [sum(data.image_path(rel).stat().st_size for rel in item.images)
-                 + len(dumps(item.to_json())) for item in data.items]
+                 + len(dumps(item.to_json())) for item in items]
         names = _write(ds, stage, f"data/{SPLIT}", features(single),
-                       lambda i: _row(data, data.items[i], texts[data.items[i].id], single),
+                       lambda i: _row(data, items[i], texts[items[i].id], single),
                        sizes, shard_bytes)
         if extras:
             _write(ds, stage, EXTRA, ds.Features({"path": ds.Value("string"),
@@ -137,7 +150,8 @@ def export_hf(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = 
                        "bytes": data.image_path(extras[i]).read_bytes(), "path": extras[i]}},
                    [data.image_path(rel).stat().st_size for rel in extras], shard_bytes)
         write_text_atomic(stage / "README.md", card_markdown(
-            data, single, license, f"data/{SPLIT}-*", f"{EXTRA}-*" if extras else None))
+            data, single, license, f"data/{SPLIT}-*", f"{EXTRA}-*" if extras else None,
+            with_answers))
     return HfExport(Path(out), len(data.items), names, "image" if single else "images")
 
 

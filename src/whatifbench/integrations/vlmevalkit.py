@@ -22,9 +22,9 @@ from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
 from whatifbench.errors import WhatifError
-from whatifbench.integrations.common import image_labels
+from whatifbench.integrations.views import VLMEVALKIT_OURS, vlmevalkit_columns
 
-OURS = ("item_id", "pair_id", "role")
+OURS = VLMEVALKIT_OURS
 
 
 def _refuse_free_text(data: Dataset, choice_only: bool) -> list[Item]:
@@ -58,12 +58,8 @@ def rows(data: Dataset, items: Sequence[Item]) -> tuple[list[str], list[list[str
     header = ["index", "image", "question", *letters, "answer", "category", "hint", *OURS]
     out = []
     for index, item in enumerate(items):
-        labels = image_labels(item)
-        hint = (f"The images are shown in this order: {', '.join(labels)}." if labels else "")
-        options = [*item.choices, *[""] * (width - len(item.choices))]
-        out.append([str(index), _image_cell(data, item), item.question, *options,
-                    letter_for(item.target_index), item.group or "", hint,
-                    item.id, item.pair_id or "", item.role or ""])
+        cells = {**vlmevalkit_columns(item, index, letters), "image": _image_cell(data, item)}
+        out.append([cells[column] for column in header])
     return header, out
 
 

@@ -20,6 +20,7 @@ from whatifbench.answers.letters import letter_for
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
 from whatifbench.core.item import Item
+from whatifbench.core.private import carried
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet, SheetRow
 
@@ -113,10 +114,9 @@ class KeysReviewer(Reviewer):
                      f"item(s) left out, from version {card.version}.")}
         with DatasetWriter(out, overwrite, inputs=[dataset.root]) as writer:
             for rel in dict.fromkeys(p for i in kept for p in i.images):
-                dest = writer.stage / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(dataset.image_path(rel).read_bytes())
+                writer.copy_file(rel, dataset.image_path(rel).read_bytes())
             writer.add_items(kept)
+            writer.private = carried(dataset.root)
             return writer.finish(name=card.name, suite=card.suite,
                                  version=next_version(card.version), generator=card.generator,
                                  seed=card.seed, counts={"review": dict(sorted(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from whatifbench import secrets
 from whatifbench.core.fsutil import ensure_dir
+from whatifbench.core.home import whatif_home
 from whatifbench.core.requests import Response
 from whatifbench.runner.store_errors import store_error
 
@@ -42,15 +42,6 @@ CREATE TABLE IF NOT EXISTS responses (
     checksum TEXT
 );
 """
-
-
-def whatif_home() -> Path:
-    """Folder for the shared store and cached default suites (``$WHATIF_HOME``)."""
-    env = os.environ.get("WHATIF_HOME")
-    if env:
-        return Path(env)
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "whatifbench"
 
 
 def default_store_path() -> Path:

@@ -3,7 +3,10 @@
 Images are palette (``P``) images: every colour comes from ``palette`` (translucent tints are
 composited exactly), which keeps PNGs small and fast to encode and lets a pixel reader map
 colours back to names. Drawing order: background, the tints of all ``tinted`` objects (composited
-in order), their lines, then every other object in scene order.
+in order), their lines, then every other object in scene order. PNGs are written with the
+colours they use in RGB order (``canonical_palette``), so that the file holds the pixels and
+nothing of the drawing order; the ``paper`` designs keep the drawing-order palette
+(``canonical=False``), byte for byte.
 """
 
 from __future__ import annotations
@@ -91,16 +94,35 @@ def render(scene: Scene) -> Image.Image:
     return img
 
 
-def encode_png(img: Image.Image) -> bytes:
-    """PNG bytes with the fixed settings."""
+def canonical_palette(img: Image.Image) -> Image.Image:
+    """The same pixels with a palette of the colours they use, each once, in RGB order.
+
+    ``render`` fills its palette in drawing order (the asked-about object's colour first), keeps
+    entries no pixel uses (every combination of tints) and may repeat a colour; a file written
+    so says more than its pixels. After this, the file is a function of the decoded pixels
+    alone (with ``PNG_OPTIONS``)."""
+    flat = img.getpalette() or []
+    used = sorted(int(index) for _, index in img.getcolors(256) or ())  # type: ignore[arg-type]
+    color = {i: (flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in used}
+    order = sorted(set(color.values()))
+    rank = {c: k for k, c in enumerate(order)}
+    lut = [rank[color[i]] if i in color else 0 for i in range(256)]
+    out = Image.frombytes("L", img.size, img.tobytes()).point(lut)
+    out.putpalette([c for rgb_ in order for c in rgb_])
+    return out
+
+
+def encode_png(img: Image.Image, canonical: bool = True) -> bytes:
+    """PNG bytes with the fixed settings; ``canonical``: the palette of ``canonical_palette``
+    (``False``: as drawn, the ``paper`` designs' bytes)."""
     buf = io.BytesIO()
-    img.save(buf, format="PNG", **PNG_OPTIONS)
+    (canonical_palette(img) if canonical else img).save(buf, format="PNG", **PNG_OPTIONS)
     return buf.getvalue()
 
 
-def render_png(scene: Scene) -> bytes:
-    """``encode_png(render(scene))``."""
-    return encode_png(render(scene))
+def render_png(scene: Scene, canonical: bool = True) -> bytes:
+    """``encode_png(render(scene), canonical)``."""
+    return encode_png(render(scene), canonical)
 
 
 def _flat(points: tuple[tuple[float, float], ...] | list[tuple[float, float]]) -> list[float]:

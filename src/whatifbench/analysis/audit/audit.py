@@ -12,7 +12,7 @@ tables need no second audit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,8 @@ import numpy as np
 from whatifbench.analysis.audit.baselines import BASELINES, blind_baselines
 from whatifbench.analysis.audit.chance import chance_per_item
 from whatifbench.analysis.audit.cross import HARNESS, other_items
+from whatifbench.analysis.audit.decode import OPAQUE, decode, facts_of
+from whatifbench.analysis.audit.exports import Shown
 from whatifbench.analysis.audit.features import build_features
 from whatifbench.analysis.audit.flags import apply_flags
 from whatifbench.analysis.audit.joint import joint_entry, joint_guess
@@ -29,11 +31,14 @@ from whatifbench.analysis.audit.probe_results import metadata_probes, probe_entr
 from whatifbench.analysis.audit.slices import check_keys, slice_keys, slices, summary
 from whatifbench.analysis.audit.store import AUDIT_VERSION, load_audit, save_audit
 from whatifbench.analysis.audit.text import closed_choices
+from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.item import Item
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent, wilson_ci
 
+DECODE_BUDGET = 1_000_000
+"""Guesses hashed when decoding names (about a second; the card's generator and seed first)."""
 MIN_PAIRS = 3
 """Fewer pairs (or unpaired items) than this cannot be cross-validated."""
 METHOD = ("{folds}-fold cross-validation grouped by pair (an original and its counterfactual "
@@ -50,9 +55,12 @@ def audited(item: Item) -> bool:
     return bool(closed_choices(item)) or item.kind == "number"
 
 
-def audit_items(items: Sequence[Item]) -> dict[str, Any]:
+def audit_items(items: Sequence[Item], card: Card | None = None,
+                root: Path | None = None) -> dict[str, Any]:
     """Blind baselines, slices (default keys), pair rules and metadata probes of ``items`` (no
-    ``dataset`` part), flagged; raises ``WhatifError`` when too few items can be audited."""
+    ``dataset`` part), flagged; raises ``WhatifError`` when too few items can be audited.
+    ``card``: the dataset's card (its suite says what exports show; its public facts decode
+    names, ``decode``); ``root``: its folder (the file structure probe reads the images)."""
     try:
         import sklearn  # noqa: F401
     except ImportError:
@@ -75,8 +83,10 @@ def audit_items(items: Sequence[Item]) -> dict[str, Any]:
         hits = int(result.correct[name].sum())
         baselines[name] = {"accuracy": percent(hits, len(chosen)),
                            "interval": list(wilson_ci(hits, len(chosen)))}
-    probes, letters = metadata_probes(chosen)
-    view = meta_view(chosen)
+    shown = Shown() if card is None else Shown(card.suite, card.name)
+    decoded = decoded_names(chosen, card)
+    probes, letters = metadata_probes(chosen, shown, decoded, root)
+    view = meta_view(chosen, decoded)
     joint = joint_guess(view)
     probes.append(joint_entry(view, joint))
     probes.append({**probe_entry(view, other_items(view, items)), "harness": HARNESS})
@@ -104,6 +114,22 @@ def _joint_outcome(per_item: dict[int, bool], position: int | None) -> int:
     return -1 if found is None else int(found)
 
 
+def decoded_names(items: Sequence[Item], card: Card | None) -> dict[str, str]:
+    """The items' opaque image names, ids and pair ids that public facts decode (``decode``:
+    the card's names and seed, the words the items show, record numbers up to the item count),
+    when most of them look opaque; else nothing is tried."""
+    names = {PurePosixPath(p).stem for i in items for p in i.images}
+    names |= {i.id for i in items} | {i.pair_id for i in items if i.pair_id is not None}
+    if sum(bool(OPAQUE.fullmatch(n)) for n in names) * 2 < len(names):
+        return {}
+    words = {w for i in items for w in (i.group, i.role) if w}
+    words |= {str(v) for i in items for v in i.meta.values()
+              if isinstance(v, (str, int)) and len(str(v)) <= 40}
+    facts = facts_of(card.to_json() if card is not None else None, words, len(items) + 10,
+                     tokens=[i.pair_id for i in items if i.pair_id is not None])
+    return decode(names, facts, budget=DECODE_BUDGET)
+
+
 def _dataset_part(ds: Dataset) -> dict[str, Any]:
     """What was audited: the dataset's identity and how many items were left out."""
     left_out = sum(1 for item in ds.items if not audited(item))
@@ -122,7 +148,7 @@ def audit_dataset(path: str | Path, by: Sequence[str] = (), refresh: bool = Fals
     check_keys(ds.items, by, str(ds.root))
     cached = None if refresh else load_audit(ds.items_sha256)
     if cached is None or not _usable(cached):
-        cached = {"dataset": _dataset_part(ds), **audit_items(ds.items)}
+        cached = {"dataset": _dataset_part(ds), **audit_items(ds.items, ds.card, ds.root)}
         save_audit(ds.items_sha256, cached)
     result = {key: cached[key] for key in PUBLIC}
     result["dataset"] = {**cached["dataset"], "path": str(ds.root), "name": ds.card.name}

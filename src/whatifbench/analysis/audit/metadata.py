@@ -1,14 +1,15 @@
 """What a harness could show a model besides the question text: image file names, item and pair
-ids, which image each option is, the order items are written in, and the groups that shared
-images, pairs or consecutive ids reveal. The metadata probes (``probes``, ``letters``) read
+ids (read through what public facts decode them to, ``decode``), which image each option is,
+the order items are written in, and the groups that shared images, pairs or consecutive ids
+reveal. The metadata probes (``probes``, ``letters``) read
 only this view, never the images, and ``meta`` only for ``image_labels`` (the label a harness
 writes before each image)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -70,11 +71,20 @@ class MetaView:
     component: np.ndarray
     """Per item its group: items linked by a pair id or by an image they share (an image shown
     with at most ``SHARED_IMAGE_LIMIT`` items)."""
+    decoded: Mapping[str, str] = field(default_factory=dict)
+    """Opaque names decoded with public facts (``decode``): name → what it was hashed from,
+    past the generator and seed (``image:5:cause``)."""
 
     @property
     def n(self) -> int:
         """Number of items."""
         return len(self.items)
+
+    def named(self, text: str, stem: bool = True) -> Name:
+        """``name_of(text, stem)``, read through ``decoded`` when the name was decoded."""
+        base = PurePosixPath(text).stem if stem else text
+        found = self.decoded.get(base)
+        return name_of(found, stem=False) if found is not None else name_of(text, stem)
 
 
 def _option_images(item: Item, choices: tuple[str, ...]) -> tuple[tuple[str | None, ...],
@@ -127,8 +137,10 @@ def _components(items: Sequence[Item]) -> np.ndarray:
     return np.array([index[r] for r in roots], dtype=np.int64)
 
 
-def meta_view(items: Sequence[Item]) -> MetaView:
-    """The metadata view of the closed items among ``items``."""
+def meta_view(items: Sequence[Item], decoded: Mapping[str, str] | None = None) -> MetaView:
+    """The metadata view of the closed items among ``items`` (``decoded``: opaque names
+    decoded with public facts, name → the guess that hashes to it)."""
+    tails = {name: guess.split(":", 2)[-1] for name, guess in (decoded or {}).items()}
     closed = [item for item in items if closed_choices(item)]
     choices, targets, option_images, question_images, types, numbers = [], [], [], [], [], []
     for item in closed:
@@ -141,14 +153,14 @@ def meta_view(items: Sequence[Item]) -> MetaView:
         option_images.append(of)
         question_images.append(rest)
         types.append(f"{item.role or ''}|{item.group or ''}|{item.kind}|{len(options)}")
-        found = name_of(item.id, stem=False).numbers
+        found = name_of(tails.get(item.id, item.id), stem=False).numbers
         numbers.append(found[-1] if found else None)
     return MetaView(items=tuple(closed), choices=tuple(choices),
                     target=np.array(targets, dtype=np.int64),
                     option_images=tuple(option_images), question_images=tuple(question_images),
                     types=tuple(types), ids=tuple(i.id for i in closed),
                     pair_ids=tuple(i.pair_id for i in closed), id_number=tuple(numbers),
-                    component=_components(closed))
+                    component=_components(closed), decoded=tails)
 
 
 def option_identity(view: MetaView, i: int, j: int) -> str:

@@ -3,10 +3,15 @@ slices (the same default keys as the text baselines), each a test of ``flags``."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from whatifbench.analysis.audit.exports import Shown, shown_views
+from whatifbench.analysis.audit.fields import field_probes
+from whatifbench.analysis.audit.files import file_probe
 from whatifbench.analysis.audit.flags import scored_entry
+from whatifbench.analysis.audit.learners import probe_folds
 from whatifbench.analysis.audit.letters import constant_letter, letter_relation, same_letter
 from whatifbench.analysis.audit.metadata import MetaView, meta_view
 from whatifbench.analysis.audit.probes import ProbeOutcome, item_probes
@@ -14,8 +19,10 @@ from whatifbench.analysis.audit.slices import natural_order, slice_keys, slice_v
 from whatifbench.core.item import Item
 
 PROBES = ("file names", "ids", "group decode", "member order", "letter relation",
-          "constant letter", "joint guess", "other items")
-"""Every metadata probe, in the order reported."""
+          "constant letter", "fields", "export hf/lmms-eval", "export vlmevalkit",
+          "export inspect", "file structure", "joint guess", "other items")
+"""Every metadata probe, in the order reported (``file structure`` only when the dataset's
+folder is known)."""
 
 
 def _entry(outcome: ProbeOutcome, members: Sequence[int]) -> dict[str, Any]:
@@ -43,9 +50,17 @@ def probe_entry(view: MetaView, outcome: ProbeOutcome) -> dict[str, Any]:
             **_entry(outcome, range(len(outcome.scored))), "slices": slices}
 
 
-def metadata_probes(items: Sequence[Item]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def metadata_probes(items: Sequence[Item], shown: Shown | None = None,
+                    decoded: Mapping[str, str] | None = None, root: Path | None = None
+                    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Every metadata probe of ``items`` (those with nothing to read: ``n`` 0) and the
-    same-letter shares of their pairs."""
-    view = meta_view(items)
-    outcomes = [*item_probes(view), letter_relation(view), constant_letter(view)]
+    same-letter shares of their pairs. ``shown``: the suite and dataset (what exports show);
+    ``decoded``: opaque names decoded with public facts (``decode``); ``root``: the dataset's
+    folder (the file structure probe reads its images)."""
+    view = meta_view(items, decoded)
+    folds = probe_folds(view)
+    outcomes = [*item_probes(view), letter_relation(view), constant_letter(view),
+                *field_probes(view, shown_views(view.items, shown or Shown()), folds)]
+    if root is not None:
+        outcomes.append(file_probe(view, root, folds))
     return [probe_entry(view, o) for o in outcomes], same_letter(view)

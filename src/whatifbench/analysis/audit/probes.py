@@ -40,7 +40,6 @@ from whatifbench.analysis.audit.metadata import (
     MetaView,
     block_keys,
     member_sets,
-    name_of,
     option_identity,
     same_type_sets,
     shuffled,
@@ -82,15 +81,15 @@ def file_name_features(view: MetaView) -> Features:
     """Per item and option the file-name features (see the module docstring)."""
     out: Features = []
     for i in range(view.n):
-        question = [name_of(p) for p in view.question_images[i]]
+        question = [view.named(p) for p in view.question_images[i]]
         q_words = frozenset().union(*(q.words for q in question))
         q_numbers = {n for q in question for n in q.numbers}
         first = next((q.numbers[-1] for q in question if q.numbers), None)
-        every = question + [name_of(p) for p in view.option_images[i] if p is not None]
+        every = question + [view.named(p) for p in view.option_images[i] if p is not None]
         all_words = frozenset().union(*(e.words for e in every))
         all_numbers = {n for e in every for n in e.numbers}
         options = view.option_images[i]
-        names = [name_of(p) if p is not None else None for p in options]
+        names = [view.named(p) if p is not None else None for p in options]
         numbers = [nm.numbers[-1] if nm is not None and nm.numbers else None for nm in names]
         known = [v for v in numbers if v is not None]
         ranked = sorted(known) if len(known) == len(numbers) else None
@@ -129,8 +128,8 @@ def id_features(view: MetaView) -> Features:
     """Per item and option the id features (see the module docstring)."""
     out: Features = []
     for i in range(view.n):
-        found = name_of(view.ids[i], stem=False)
-        pair = name_of(view.pair_ids[i] or "", stem=False)
+        found = view.named(view.ids[i], stem=False)
+        pair = view.named(view.pair_ids[i] or "", stem=False)
         words = found.words | pair.words
         known = words | {str(n) for n in found.numbers + pair.numbers}
         number = view.id_number[i]
@@ -251,3 +250,17 @@ def item_probes(view: MetaView) -> list[ProbeOutcome]:
                         "id", scope, key_guesses(view, keys, folds),
                         key_guesses(view, order_keys(view, SEED + 1), folds)))
     return out
+
+
+def row_probe(view: MetaView, name: str, reads: str, features: Features, control: Features,
+              folds: np.ndarray) -> ProbeOutcome:
+    """An item-level probe of other modules (``fields``, ``files``): the option scorer on
+    ``features`` and on its ``control``'s, scored on the items the features tell apart."""
+    scope = _informative(features)
+    return _outcome(view, name, reads, scope, row_guesses(view, features, scope, folds),
+                    row_guesses(view, control, scope, folds))
+
+
+def image_layout(view: MetaView) -> list[object]:
+    """Per item how many images it has and which options are images (``_image_layout``)."""
+    return _image_layout(view)

@@ -17,14 +17,16 @@ PAIR_NOTE = ("Reported, not flagged: where a rule holds, a model that perceives 
              "'letter relation' and 'constant letter' test it.")
 
 PROBE_NOTE = ("Metadata probes read what a harness could show besides the question text (file "
-              "names, ids, groups, member order, letters), scored out of fold (folds grouped by "
-              "pair and shared image); n = items (pairs for 'constant letter' and 'joint "
-              "guess', whose chance is the joint chance: 1 / the pair's answers that keep every "
-              "relation its group's pairs all keep) they could read anything on; control = the "
-              "same probe with that metadata moved to other items of the same type (what it "
-              "says about the dataset, not about an item's answer). 'other items' reads what "
-              "only a reader of the whole dataset sees (other questions, pictures, lines): "
-              "flagged, it leaves --strict alone. Flagged slices are listed under the table.")
+              "names and ids, also as public facts decode them; groups, member order, letters; "
+              "the items' public metadata and provenance; every export's columns; the image "
+              "files' structure), scored out of fold (folds grouped by pair and shared image); "
+              "n = items (pairs for 'constant letter' and 'joint guess', whose chance is the "
+              "joint chance: 1 / the pair's answers that keep every relation its group's pairs "
+              "all keep) they could read anything on; control = the same probe with that "
+              "metadata moved to other items of the same type (what it says about the dataset, "
+              "not about an item's answer). 'other items' reads what only a reader of the whole "
+              "dataset sees (other questions, pictures, lines): flagged, it leaves --strict "
+              "alone. Flagged slices are listed under the table.")
 
 
 def _interval(values: Any) -> str:

@@ -1,11 +1,16 @@
 """A whatifbench dataset as inspect ``Sample``s: the conversation our request builder makes (the
 item's images, labelled where the suite labels them, then our prompt; demonstrations first for
-one-shot strategies), the target, and the item in the metadata for the scorer."""
+one-shot strategies) and what the scorer needs to find the item.
+
+A solver reads its ``TaskState``: the sample's metadata and its target. Neither holds an answer
+(the target is empty, the metadata names the suite, the dataset and the prompt); the scorer
+reads the items from the dataset folder itself (``scorer.whatif_answer``). ``with_answers``
+puts the target and the whole item back (for other scorers; a solver can then read them)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import (
@@ -22,6 +27,7 @@ from whatifbench.core.dataset import Dataset
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.requests import Turn
 from whatifbench.errors import WhatifError
+from whatifbench.integrations.views import inspect_fields
 from whatifbench.runner.evaluate import get_suite, resolve_protocol
 from whatifbench.runner.requests import RequestBuilder, choose_demos
 
@@ -58,8 +64,9 @@ def resolved(dataset: Dataset, protocol: Protocol) -> Protocol:
     return protocol
 
 
-def inspect_samples(dataset: Dataset, protocol: Protocol) -> list[Sample]:
-    """One inspect sample per item, in file order."""
+def inspect_samples(dataset: Dataset, protocol: Protocol,
+                    with_answers: bool = False) -> list[Sample]:
+    """One inspect sample per item, in file order (see the module docstring)."""
     suite = get_suite(dataset.suite)
     demos = (choose_demos(dataset, dataset.items, 0, suite)
              if protocol.strategy in ("one-shot", "one-shot-cot") else {})
@@ -72,9 +79,9 @@ def inspect_samples(dataset: Dataset, protocol: Protocol) -> list[Sample]:
                 f"The prompt {protocol.prompt!r} of {suite.name} makes the reply start with "
                 f"{request.answer_prefix!r}, which inspect tasks cannot impose; use "
                 "prompt=default.")
-        metadata: dict[str, Any] = {"suite": suite.name, "item": item.to_json(),
-                                    "prompt": request.prompt, "dataset": dataset.card.name,
-                                    "items_sha256": dataset.items_sha256}
+        fields = inspect_fields(item, suite.name, request.prompt, dataset.card.name,
+                                dataset.items_sha256, with_answers)
         samples.append(Sample(input=[message(turn) for turn in request.turns],
-                              target=item.target, id=item.id, metadata=metadata))
+                              target=fields["target"], id=fields["id"],
+                              metadata=fields["metadata"]))
     return samples

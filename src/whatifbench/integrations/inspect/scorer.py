@@ -20,10 +20,12 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from whatifbench.core.dataset import load_dataset
 from whatifbench.core.item import Item, item_from_json
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.requests import Part, Request, Response, Turn
 from whatifbench.core.suite import Sample
+from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.evaluate import get_suite, score_item
@@ -46,16 +48,30 @@ def _judge_fetch(backend: Backend, mode: str, requests: Sequence[Request]) -> li
                     .responses)
 
 
+def _items(dataset: str, items_sha256: str) -> dict[str, Item]:
+    """The dataset's items by id, checked to be the ones the task was made from."""
+    data = load_dataset(dataset, check_images=False)
+    if data.items_sha256 != items_sha256:
+        raise WhatifError(f"The dataset {dataset} changed since the task was made (items "
+                          f"{data.items_sha256[:12]}, expected {items_sha256[:12]}); make the "
+                          "task again.")
+    return {item.id: item for item in data.items}
+
+
 @scorer(metrics=[])
-def whatif_answer(suite: str, protocol: dict[str, Any]) -> Scorer:
-    """Score a reply as ``whatif run`` does (the task adds the suite's metrics)."""
+def whatif_answer(suite: str, protocol: dict[str, Any], dataset: str,
+                  items_sha256: str) -> Scorer:
+    """Score a reply as ``whatif run`` does (the task adds the suite's metrics). The items come
+    from the dataset folder, never from the sample (where a solver could read them); each
+    score's metadata holds its item and sample for the metrics."""
     the_suite = get_suite(suite)
     the_protocol = Protocol(**protocol)
+    items = _items(dataset, items_sha256)
     # The suite's judge (MuCR: the offline embedding model), loaded once for the whole eval.
     judge = JudgeRuntime(the_suite.default_judge, {}, _judge_fetch)
 
     async def score(state: TaskState, target: Target) -> Score:
-        item = _item(state.metadata["item"])
+        item = items[str(state.sample_id)]
         request = Request(item.id, (Turn("user", (Part(text=state.metadata["prompt"]),)),))
         reply = Response(text=state.output.completion)
         sample = score_item(the_suite, the_protocol, item, request, reply, "generate")
@@ -63,7 +79,8 @@ def whatif_answer(suite: str, protocol: dict[str, Any]) -> Scorer:
             sample = the_suite.judge([sample], [item], judge)[0]
         value = float(sample.score or 0.0) if item.kind == "text" else float(bool(sample.correct))
         return Score(value=value, answer=sample.prediction, explanation=sample.flag,
-                     metadata={"sample": sample.to_json()})
+                     metadata={"sample": sample.to_json(), "item": item.to_json(),
+                               "suite": suite})
 
     return score
 
@@ -73,13 +90,14 @@ _CACHE: dict[str, dict[str, Any]] = {}
 
 def suite_metrics(scores: list[SampleScore]) -> dict[str, Any]:
     """The suite's ``metrics`` over the scored samples (memoised: every metric reads them)."""
-    rows = [(s.sample_metadata or {}, (s.score.metadata or {}).get("sample")) for s in scores]
+    rows = [s.score.metadata or {} for s in scores]
     key = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
     if key not in _CACHE:
-        samples = [Sample(**{k: v for k, v in sample.items() if k in SAMPLE_FIELDS})
-                   for _, sample in rows if sample]
-        items = [_item(meta["item"]) for meta, sample in rows if sample]
-        suite = get_suite(rows[0][0]["suite"]) if rows else None
+        scored = [row for row in rows if row.get("sample") and row.get("item")]
+        samples = [Sample(**{k: v for k, v in row["sample"].items() if k in SAMPLE_FIELDS})
+                   for row in scored]
+        items = [_item(row["item"]) for row in scored]
+        suite = get_suite(scored[0]["suite"]) if scored else None
         _CACHE.clear()
         _CACHE[key] = suite.metrics(samples, items) if suite and samples else {}
     return _CACHE[key]

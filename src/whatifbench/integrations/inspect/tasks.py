@@ -24,9 +24,11 @@ from whatifbench.integrations.inspect.samples import inspect_samples, resolved
 from whatifbench.integrations.inspect.scorer import suite_metric, whatif_answer
 
 
-def suite_task(suite: str, dataset: str | None, prompt: str, strategy: str) -> Task:
+def suite_task(suite: str, dataset: str | None, prompt: str, strategy: str,
+               with_answers: bool = False) -> Task:
     """The inspect task of ``suite`` over a dataset folder (or the suite's small generated
-    dataset, ``Suite.demo``)."""
+    dataset, ``Suite.demo``); no answer where a solver can read it unless ``with_answers``
+    (``samples``)."""
     the_suite = suite_for(suite)
     demo = the_suite.demo
     if dataset is not None:
@@ -42,9 +44,10 @@ def suite_task(suite: str, dataset: str | None, prompt: str, strategy: str) -> T
                           f"whatifbench/{task_name(data.suite)}.")
     protocol = resolved(data, Protocol(prompt=prompt, strategy=strategy).validate())
     return Task(
-        dataset=MemoryDataset(inspect_samples(data, protocol), name=data.card.name),
+        dataset=MemoryDataset(inspect_samples(data, protocol, with_answers),
+                              name=data.card.name),
         solver=generate(),
-        scorer=whatif_answer(suite, protocol.to_json()),
+        scorer=whatif_answer(suite, protocol.to_json(), str(data.root), data.items_sha256),
         metrics=[suite_metric(key)() for key in the_suite.reported_metrics(data.items)],
         config=GenerateConfig(temperature=0.0, max_tokens=protocol.max_new_tokens),
         metadata={"whatifbench_dataset": data.card.name, "suite": suite,
@@ -59,13 +62,14 @@ def task_name(suite: str) -> str:
 
 def task_for(suite: str) -> Callable[..., Task]:
     """The registered inspect task of ``suite`` (made on first use): ``inspect eval
-    whatifbench/<task_name>``, with ``-T dataset=DIR``, ``-T prompt=...``, ``-T strategy=...``."""
+    whatifbench/<task_name>``, with ``-T dataset=DIR``, ``-T prompt=...``, ``-T strategy=...``,
+    ``-T with_answers=true`` (targets and items in the samples, where solvers can read them)."""
     name = task_name(suite)
     found = _TASKS.get(name)
     if found is None:
         def made(dataset: str | None = None, prompt: str = "default",
-                 strategy: str = "zero-shot") -> Task:
-            return suite_task(suite, dataset, prompt, strategy)
+                 strategy: str = "zero-shot", with_answers: bool = False) -> Task:
+            return suite_task(suite, dataset, prompt, strategy, with_answers)
 
         made.__name__ = made.__qualname__ = name
         summary = next((s.summary for s in listing("suite") if s.name == suite), suite)

@@ -138,9 +138,10 @@ def readme(data: Dataset, task: str, has_data: bool) -> str:
 
 def export_lmms_eval(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = False,
                      task: str | None = None, dataset_path: str | None = None,
-                     license: str = "unknown") -> LmmsTask:
+                     license: str = "unknown", with_answers: bool = False) -> LmmsTask:
     """Write the task folder (complete or not at all); the data goes to ``out/hf`` unless
-    ``dataset_path`` (a folder or hub id holding the ``--format hf`` export) is given."""
+    ``dataset_path`` (a folder or hub id holding the ``--format hf`` export) is given; it holds
+    the items' public view unless ``with_answers`` (``hf_datasets.export_hf``)."""
     if not isinstance(dataset, Dataset):
         check_output(out, (dataset,), overwrite, kind="export")  # before reading the dataset
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
@@ -151,7 +152,7 @@ def export_lmms_eval(dataset: str | Path | Dataset, out: str | Path, overwrite: 
     facts = identity(data, name, metrics)
     with staged_dir(out, overwrite, inputs=(data.root,), kind="export") as stage:
         if dataset_path is None:
-            export_hf(data, stage / "hf", license=license)
+            export_hf(data, stage / "hf", license=license, with_answers=with_answers)
         write_text_atomic(stage / f"{name}.yaml", task_yaml(data, name, path, metrics))
         write_text_atomic(stage / "utils.py", task_code(data))
         write_text_atomic(stage / IDENTITY, json.dumps(facts, indent=2, ensure_ascii=False) + "\n")

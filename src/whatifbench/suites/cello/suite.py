@@ -39,6 +39,9 @@ class CelloSuite(Suite):
     prompts = ("default", "paper")
     parsers = ("default", "paper")
     subsets = ("paper",)
+    private_meta = ("answer_index", "option_kinds")
+    """The answer's position and which option is the answer or which kind of distractor:
+    exports leave them out (the cello-jsonl release format writes ``answer_index`` itself)."""
 
     def how_answers(self, generator: str | None) -> str | None:
         """``whatif build cello`` computes every answer from the causal graph."""

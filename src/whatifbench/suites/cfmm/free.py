@@ -17,7 +17,8 @@ the time.
   that takes the extreme place) the counterfactual answer: the same colour when the answer
   stays;
 - shape-aspect, shape-name: "if the red rectangle (object) were as wide and as tall as the
-  blue one" (``scenes.matching.MatchProportions``);
+  blue one" (``scenes.matching.MatchProportions``); shape-name's rectangles and ovals keep the
+  area of a square or circle of the same draw, so that ink says nothing about the name;
 - shape-pointing: "if the red triangle were turned to point the same way as the blue one"
   (``MatchPointing``);
 - direction-swap: the asked object or the reference swaps places with a third object, never
@@ -31,6 +32,7 @@ leaves it out.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -53,6 +55,7 @@ ASPECTS = (1.3, 2.6)
 WAYS = {"vertical": ("up", "down"), "horizontal": ("left", "right")}
 """The two answers of shape-pointing, by the axis its question names."""
 ANGLES = {way: angle for angle, way in POINTS.items()}
+SQRT2 = math.sqrt(2.0)
 
 
 @dataclass(frozen=True)
@@ -225,15 +228,21 @@ def name_free(rng: random.Random, changed: bool, fixed: FreePlan) -> Draw | None
     equal = fixed.answer == 0
     equal_after = equal != fixed.changed
     color, other = distinct(rng, COLORS, 2)
-    parts = []
+    parts, reach = [], 0.0
     for oid, paint, same in (("o1", color, equal), ("o2", other, equal_after)):
         half = rng.uniform(16.0, 26.0)
         wide = rng.random() < 0.5
-        half_w, half_h = (half, half) if same else ((2 * half, half) if wide else (half, 2 * half))
+        # sides 2:1 around the same area (and box) as the square's, so that ink, area and size
+        # say nothing about the name (the paper design doubles one side)
+        long, short = half * SQRT2, half / SQRT2
+        half_w, half_h = (half, half) if same else ((long, short) if wide else (short, long))
         kind = rng.choice(("square", "circle")) if oid == "o2" else \
             ("square" if family == "box" else "circle")
         parts.append(box(oid, kind, paint, half_w, half_h))
-    room = 2.2 * max(max(p.size * p.sx, p.size * p.sy) for p in parts)
+        reach = max(reach, box(oid, kind, paint, long, short).size)
+    # room for the longer sides whatever the answers, so that which draws fit (and are kept)
+    # does not depend on them: a room by the drawn sides kept smaller rectangles than squares
+    room = 2.2 * reach
     objects = [*parts, *_others(rng, rng.randint(1, 2), (), (color, other))]
     placed = place(rng, objects, {"o1": room, "o2": room})
     if placed is None:

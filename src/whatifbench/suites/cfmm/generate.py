@@ -12,7 +12,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
+from whatifbench.cli.options import (
+    add_design_argument,
+    add_executor_arguments,
+    add_secret_argument,
+    generator_jobs,
+)
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
@@ -21,14 +26,22 @@ from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
 from whatifbench.runner.executors.config import JobMap
-from whatifbench.scenes.opaque import Unique
+from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
 from whatifbench.scenes.options import deal, deal_by
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cfmm.design import deal_answers
 from whatifbench.suites.cfmm.layout import CANVAS
-from whatifbench.suites.cfmm.pairs import complete_pairs, pair_facts
+from whatifbench.suites.cfmm.pairs import ROLE_SUFFIX, complete_pairs, pair_facts
 from whatifbench.suites.cfmm.scenes import CfmmSyntheticScenes
-from whatifbench.suites.cfmm.synth import CATEGORIES, GENERATOR, VERSION, Job, build, templates_of
+from whatifbench.suites.cfmm.synth import (
+    CATEGORIES,
+    GENERATOR,
+    VERSION,
+    Built,
+    Job,
+    build,
+    templates_of,
+)
 from whatifbench.suites.cvqa.synthetic.generate import default_workers
 
 DEFAULT_CHANGED = 80.0
@@ -47,7 +60,9 @@ WHOLE_DATASET = (
     "as the premise allows (every pairing possible), so a guess of the pair as a whole is right "
     "a quarter of the time; nothing of another pair. images/intervened/ shows every "
     "counterfactual scene (provenance.intervened_image): keep it, and the items' provenance, "
-    "out of what a model sees.")
+    "out of what a model sees (exports leave both out unless --with-answers). File names and "
+    "ids are keyed by a secret kept out of the dataset, items.jsonl is in id order and the "
+    "images are written in name order with one time: neither says which picture is which.")
 """``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
 
 
@@ -57,12 +72,13 @@ def _rng(seed: int, *parts: object) -> random.Random:
 
 
 def plan(per_category: int, seed: int, changed_percent: float | None = None,
-         design: str = SHORTCUT_FREE) -> list[Job]:
+         design: str = SHORTCUT_FREE, namer: Namer | None = None) -> list[Job]:
     """Every pair to make. Per category, the templates, which pairs change their answer
     (exactly ``round(per_category × changed_percent / 100)``; the shortcut-free design at its
     default ``FREE_CHANGED``: half of every template's pairs), the correct option positions
     (half A, half B per role) and, for the shortcut-free design, the right answers
-    (``design.deal_answers``) are dealt here, before any work is split."""
+    (``design.deal_answers``) are dealt here, before any work is split; ``namer`` gives the
+    shortcut-free design's opaque names."""
     if changed_percent is None:
         changed_percent = DEFAULT_CHANGED if design == PAPER else FREE_CHANGED
     jobs = []
@@ -83,7 +99,7 @@ def plan(per_category: int, seed: int, changed_percent: float | None = None,
                                               _rng(seed, category, "answers"))
         pairs = dealt if design == SHORTCUT_FREE else list(zip(*letters, strict=True))
         jobs += [Job(category, i, seed, templates[i], changed[i], pairs[i], design, answers[i],
-                     colors[i]) for i in range(per_category)]
+                     colors[i], namer) for i in range(per_category)]
     return jobs
 
 
@@ -132,6 +148,17 @@ def balance(items: Sequence[Item]) -> dict[str, Any]:
             for name, c in out.items()}
 
 
+def _tell(telling: Telling, job: Job, built: Built) -> None:
+    """The telling names of one pair (the private file's sections)."""
+    telling.add("images", f"images/{job.name}", job.old_name)
+    telling.add("images", f"images/intervened/{job.intervened_name}",
+                f"intervened/{job.old_name}")
+    telling.add("pairs", job.pair_id, f"{job.category}-{job.index + 1:06d}")
+    for item in built.items:
+        telling.add("items", item.id,
+                    f"{job.category}-{job.index + 1:06d}-{ROLE_SUFFIX[item.role or '']}")
+
+
 @register("generator", "cfmm-synthetic")
 class CfmmSyntheticGenerator:
     """CFMM-Synthetic: basic/counterfactual two-option pairs on procedural scenes.
@@ -149,7 +176,7 @@ class CfmmSyntheticGenerator:
     def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
                  answer_changed: float | None = None, design: str = SHORTCUT_FREE,
-                 executor: JobMap | None = None) -> Card:
+                 executor: JobMap | None = None, secret_file: str | Path | None = None) -> Card:
         """Write ``5 × per_category`` pairs to ``out`` (one image, one intervened image and two
         items per pair). ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks;
         images come back to this process, which writes them) change only the speed;
@@ -158,7 +185,8 @@ class CfmmSyntheticGenerator:
         design's ``DEFAULT_CHANGED`` in the paper design); ``design`` is ``shortcut-free``
         (what the text shows and the answer first, then the scene: see ``cfmm.design`` and
         ``cfmm.free``) or ``paper`` (generator 1.0's distribution, with its text-only
-        shortcuts)."""
+        shortcuts); ``secret_file``: the naming secret of the shortcut-free design's opaque
+        names (``core.namekey``; default: the home secret)."""
         if per_category < 1:
             raise WhatifError(f"--per-category must be at least 1, got {per_category}.")
         if workers is not None and workers < 1:
@@ -168,15 +196,23 @@ class CfmmSyntheticGenerator:
         if not 0 <= answer_changed <= 100:
             raise WhatifError(f"--answer-changed must be a percentage from 0 to 100, got "
                               f"{answer_changed:g}.")
-        jobs = plan(per_category, seed, answer_changed, check_design(design))
+        namer, telling = opaque_naming(check_design(design), secret_file, GENERATOR, seed)
+        jobs = plan(per_category, seed, answer_changed, design, namer)
         with DatasetWriter(out, overwrite) as writer:
             items: list[Item] = []
             unique = Unique("images")
-            for built in parallel_map(build, jobs, workers or default_workers(), executor):
+            for job, built in zip(jobs, parallel_map(build, jobs, workers or default_workers(),
+                                                     executor), strict=True):
                 for name, data in built.files:  # opaque names: a collision is refused
                     writer.add_image(unique.check(name, built.items[0].pair_id), data)
                 items += built.items
-            writer.add_items(items)
+                if telling is not None:
+                    _tell(telling, job, built)
+            if telling is not None:  # written by id: the file's order says nothing
+                writer.add_items(sorted(items, key=lambda item: item.id))
+                writer.private = telling.private()
+            else:
+                writer.add_items(items)
             params = {"per_category": per_category, "seed": seed,
                       "answer_changed_percent": answer_changed, "canvas": [CANVAS, CANVAS],
                       "categories": list(CATEGORIES), "design": design}
@@ -205,6 +241,7 @@ class CfmmSyntheticGenerator:
                             "is read, so that no text-only reader, and no reader that believes "
                             "or flips what it sees, beats chance (paper: generator 1.0's "
                             "pairs)")
+        add_secret_argument(parser)
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -214,5 +251,6 @@ class CfmmSyntheticGenerator:
             CfmmSyntheticGenerator.generate(
                 args.out, per_category=args.per_category, seed=args.seed,
                 overwrite=args.overwrite, workers=args.workers,
-                answer_changed=args.answer_changed, design=args.design, executor=executor)
+                answer_changed=args.answer_changed, design=args.design, executor=executor,
+                secret_file=args.secret_file)
         return 0

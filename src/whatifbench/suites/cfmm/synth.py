@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -14,7 +14,7 @@ from whatifbench.core.design import PAPER, SHORTCUT_FREE
 from whatifbench.core.item import Item
 from whatifbench.scenes.interventions import apply_all
 from whatifbench.scenes.model import Scene, SceneError
-from whatifbench.scenes.opaque import opaque, opaque_file
+from whatifbench.scenes.opaque import Namer
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.design import PLANS, SYMMETRIES, adjust
 from whatifbench.suites.cfmm.draw import Draw, Premise, pair_problems, scene_ok
@@ -27,9 +27,11 @@ from whatifbench.suites.cfmm.tpl_shape import shape_aspect, shape_name, shape_po
 from whatifbench.suites.cfmm.tpl_size import size_which, size_yes_no
 
 GENERATOR = "cfmm-synthetic"
-VERSION = "1.1"
+VERSION = "1.2"
 """Generator version: bump whenever the output for a given seed changes (1.1: the default
-design is ``shortcut-free``)."""
+design is ``shortcut-free``; 1.2: its premises leave the answer open until the picture is read
+and the answer changes in exactly half of every template's pairs (``free``), its shape-name
+rectangles and ovals keep the square's area, its names are keyed by the naming secret)."""
 MAX_ATTEMPTS = 2000
 PLAN_ATTEMPTS = 300
 """Scenes drawn for one shortcut-free plan before the plan is drawn again ..."""
@@ -86,6 +88,13 @@ class Job:
     """Shortcut-free: index of the right basic option (dealt, ``design.deal_answers``)."""
     colors: tuple[str, str] = ("", "")
     """Shortcut-free colour templates: the dealt (right, other) colours."""
+    namer: Namer | None = field(default=None, repr=False, compare=False)
+    """Shortcut-free: the dataset's opaque names (``scenes.opaque``)."""
+
+    def _names(self) -> Namer:
+        if self.namer is None:
+            raise ValueError(f"a {self.design} job needs a namer (the naming secret)")
+        return self.namer
 
     @property
     def old_name(self) -> str:
@@ -98,27 +107,27 @@ class Job:
         category and index, never by the answers)."""
         if self.design == PAPER:
             return f"{self.category}-{self.index + 1:06d}"
-        return opaque(GENERATOR, self.seed, "pair", self.category, self.index)
+        return self._names().name("pair", self.category, self.index)
 
     @property
     def name(self) -> str:
         """Image file name, ``count_000001.png`` ... (``paper``), else opaque."""
         if self.design == PAPER:
             return self.old_name
-        return opaque_file(GENERATOR, self.seed, "image", self.category, self.index)
+        return self._names().file("image", self.category, self.index)
 
     @property
     def intervened_name(self) -> str:
         """The intervened scene's file under ``images/intervened/``."""
         if self.design == PAPER:
             return self.old_name
-        return opaque_file(GENERATOR, self.seed, "intervened", self.category, self.index)
+        return self._names().file("intervened", self.category, self.index)
 
     def item_id(self, role: str) -> str:
         """``count-000001-b`` ... (``paper``), else opaque."""
         if self.design == PAPER:
             return f"{self.pair_id}-{ROLE_SUFFIX[role]}"
-        return opaque(GENERATOR, self.seed, "item", self.category, self.index, role)
+        return self._names().name("item", self.category, self.index, role)
 
     @property
     def pair_seed(self) -> int:
@@ -246,15 +255,16 @@ def build(job: Job) -> Built:
     s = sample(job.template, job.changed, rng, job.design, job.answer, job.colors)
     draw, premise = s.draw, s.premise
     intervened = f"intervened/{job.intervened_name}"
-    files = ((job.name, render_png(draw.scene)), (intervened, render_png(s.after)))
+    canonical = job.design != PAPER  # the palette of the paper design's bytes: as drawn
+    files = ((job.name, render_png(draw.scene, canonical)),
+             (intervened, render_png(s.after, canonical)))
     common: dict[str, Any] = {"generator": GENERATOR, "version": VERSION, "seed": job.seed,
                               "pair_seed": job.pair_seed, "template": job.template,
                               "params": draw.params}
     if job.design != PAPER:  # what rebuilds the scene from the seed (program tools' oracle)
         common.update(design=job.design, dealt={"answer": job.answer,
                                                 "colors": list(job.colors),
-                                                "changed": job.changed},
-                      old_name=job.old_name, index=job.index)
+                                                "changed": job.changed})
     b, c = s.answers
     roles: tuple[tuple[str, str, dict[str, Any], str, str, dict[str, Any]], ...] = (
         ("basic", draw.basic, draw.basic_program.to_json(), b,

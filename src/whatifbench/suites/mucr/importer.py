@@ -2,9 +2,10 @@
 
 The release names its images after their pair and part, so a C2E/E2C candidate's file name
 would give its answer away to any harness that shows paths: the images are stored under opaque
-names (``scenes.opaque``: a keyed hash of the release name and the seed, the extension kept),
-and every item's ``provenance.image_names`` keeps the release's names of its images, in order.
-The release's record ids stay the items' ids (``<id>-c2e`` …), so results map back to it.
+names (``scenes.opaque``: an HMAC of the release name under the naming secret, ``core.namekey``;
+the extension kept), and the release's names of the stored images are kept in the private file
+(``core.private``, ``images`` section), which no export carries. The release's record ids
+stay the items' ids (``<id>-c2e`` …), so results map back to it.
 """
 
 from __future__ import annotations
@@ -15,17 +16,18 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from whatifbench.cli.options import add_secret_argument
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import iter_objects
+from whatifbench.core.namekey import name_key
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
-from whatifbench.scenes.opaque import opaque_file
+from whatifbench.scenes.opaque import Namer, Telling
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS, LETTERS
 from whatifbench.suites.mucr.reasons import DEFAULT_READING, READINGS
@@ -38,18 +40,19 @@ from whatifbench.suites.mucr.records import (
     raw_id,
 )
 
-VERSION = "2"
-"""Version of the importer (recorded on the card; 2: opaque image names)."""
+VERSION = "3"
+"""Version of the importer (recorded on the card; 2: opaque image names; 3: keyed by the
+naming secret, the release names in the private file)."""
 IMPORTER = "mucr-import"
 """The importer's name on the card (and the key of its image names)."""
 FIX = ("Fix these records (or the images folder) and run the import again; nothing was written.")
 
 
-def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING, seed: int = 0
-                 ) -> tuple[list[Record], dict[str, Path]]:
+def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING,
+                 namer: Namer | None = None) -> tuple[list[Record], dict[str, Path]]:
     """Validated records and the source file of each image name; one ``WhatifError`` listing
     every problem of the file (ordered by line) otherwise. ``reading``: how ``causal_reason``
-    is read (``reasons.READINGS``); ``seed``: the key of the stored names."""
+    is read (``reasons.READINGS``); ``namer``: the stored names (``importer_namer``)."""
     if reading not in READINGS:
         raise WhatifError(f"Unknown causal_reason reading {reading!r}; use one of "
                           f"{', '.join(READINGS)}.")
@@ -77,7 +80,7 @@ def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING, seed
             first_line[record.id] = line
             records.append(dataclasses.replace(record, line=line))
     problems += group_problems(records, broken)
-    sources = _images(records, images, problems, seed)
+    sources = _images(records, images, problems, namer or importer_namer(None, 0))
     if not records and not problems:
         raise WhatifError(f"{jsonl} holds no records; pass the release's JSONL file.")
     if problems:
@@ -87,7 +90,7 @@ def read_release(jsonl: Path, images: Path, reading: str = DEFAULT_READING, seed
 
 
 def _images(records: list[Record], images: Path,
-            problems: list[tuple[int, str]], seed: int = 0) -> dict[str, Path]:
+            problems: list[tuple[int, str]], namer: Namer) -> dict[str, Path]:
     """The source file of each image name; missing, unreadable or clashing images are added to
     ``problems``."""
     sources: dict[str, Path] = {}
@@ -98,7 +101,7 @@ def _images(records: list[Record], images: Path,
                 continue
             path = images / name
             why = check_image(path)
-            target = dataset_name(name, seed)
+            target = dataset_name(name, namer)
             if why:
                 problems.append((r.line, f"{key} {name} ({path}) {why}"))
             elif target in stored and stored[target] != name:
@@ -111,13 +114,19 @@ def _images(records: list[Record], images: Path,
     return sources
 
 
-def dataset_name(name: str, seed: int = 0) -> str:
+def importer_namer(secret_file: str | Path | None, seed: int) -> Namer:
+    """The opaque names of an import (``core.namekey``: ``secret_file``, else the home
+    secret)."""
+    return Namer(name_key(secret_file), (IMPORTER, seed))
+
+
+def dataset_name(name: str, namer: Namer) -> str:
     """Where a release image is stored in the dataset's ``images/``: an opaque name keyed by
-    the release name and ``seed``, with the release name's extension (lower case; none when it
-    is not a plain one like ``.png``)."""
+    the release name (under the naming secret), with the release name's extension (lower case;
+    none when it is not a plain one like ``.png``)."""
     suffix = PurePosixPath(name.replace("\\", "/")).suffix.lower()
-    return opaque_file(IMPORTER, seed, "image", name,
-                       suffix=suffix if re.fullmatch(r"\.[a-z0-9]{1,5}", suffix) else "")
+    return namer.file("image", name,
+                      suffix=suffix if re.fullmatch(r"\.[a-z0-9]{1,5}", suffix) else "")
 
 
 def unknown_values(records: list[Record]) -> dict[str, Counter[str]]:
@@ -141,24 +150,28 @@ def unknown_warning(jsonl: Path, records: list[Record]) -> str | None:
 
 def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: int = 0,
                 overwrite: bool = False, causal_reason: str = DEFAULT_READING,
-                warn: Callable[[str], None] | None = None) -> Card:
+                warn: Callable[[str], None] | None = None,
+                secret_file: str | Path | None = None) -> Card:
     """Validate the release file and images, then write the dataset (all or nothing).
     ``causal_reason``: the reading of the explanations (``annotators`` or ``parts``);
     ``warn`` receives the one warning about labels/styles outside the paper's sets
-    (default: printed to stderr)."""
+    (default: printed to stderr); ``secret_file``: the naming secret of the stored image names
+    (``core.namekey``; the release names go to the private file)."""
     jsonl, images = Path(jsonl), Path(images)
-    records, sources = read_release(jsonl, images, causal_reason, seed)
+    namer = importer_namer(secret_file, seed)
+    records, sources = read_release(jsonl, images, causal_reason, namer)
     message = unknown_warning(jsonl, records)
     if message is not None:
         (warn or (lambda text: print(text, file=sys.stderr)))(message)
     with DatasetWriter(out, overwrite, inputs=(jsonl, images)) as writer:
-        rel = {name: writer.add_image(dataset_name(name, seed), path.read_bytes())
+        rel = {name: writer.add_image(dataset_name(name, namer), path.read_bytes())
                for name, path in sources.items()}
         items = make_items(records, rel, seed, jsonl.name)
-        released = {path: name for name, path in rel.items()}
-        writer.add_items(replace(item, provenance={
-            **item.provenance, "image_names": [released[p] for p in item.images]})
-            for item in items)
+        telling = Telling(namer.key)
+        for name, path in rel.items():
+            telling.add("images", path, name)
+        writer.add_items(items)
+        writer.private = telling.private()
         card = writer.finish(
             name="mucr", suite="mucr", version=VERSION,
             generator={"name": IMPORTER, "params": {
@@ -207,6 +220,7 @@ class MucrImporter:
         parser.add_argument("--seed", type=int, default=0,
                             help="seed of the answer positions and of the stored image "
                                  "names (default 0)")
+        add_secret_argument(parser)
         parser.add_argument("--causal-reason", choices=READINGS, default=DEFAULT_READING,
                             help="how the three causal_reason entries are read: 'annotators' "
                                  "(default; three volunteers' explanations, each split into "
@@ -218,4 +232,4 @@ class MucrImporter:
     def run(args: argparse.Namespace) -> None:
         """Run the import."""
         import_mucr(args.jsonl, args.images, args.out, seed=args.seed, overwrite=args.overwrite,
-                    causal_reason=args.causal_reason)
+                    causal_reason=args.causal_reason, secret_file=args.secret_file)

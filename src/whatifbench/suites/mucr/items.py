@@ -43,11 +43,16 @@ def default_id(record: Record, metric: str) -> str:
 
 
 def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
-               source: str, item_id: Callable[[Record, str], str] | None = None) -> list[Item]:
+               source: str, item_id: Callable[[Record, str], str] | None = None,
+               order_key: Callable[[str], str] | None = None) -> list[Item]:
     """Four items per record, in record order; ``images`` maps a record's image names to the
     dataset-relative paths; ``source`` names the input file in provenance; ``item_id`` names
-    the item of a record and metric (default ``default_id``; opaque names: ``scenes.opaque``)."""
+    the item of a record and metric (default ``default_id``; opaque names: ``scenes.opaque``);
+    ``order_key`` gives the name of a record id that seeds the order of its options (default:
+    the id; opaque ids pass the telling one, so that no option order depends on the naming
+    secret)."""
     ident = item_id or default_id
+    key = order_key or str
     by_id = {r.id: r for r in records}
     positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}
     items: list[Item] = []
@@ -59,7 +64,7 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
             ("e2c", r.effect_image, r.cause_image, lambda x: x.cause_image),
         ):
             pos = positions[metric][k]
-            order = _place(r.id, [x.id for x in links], pos, seed, f"{metric}:{r.id}")
+            order = _place(r.id, [x.id for x in links], pos, seed, f"{metric}:{key(r.id)}")
             files = [own if pid == r.id else pick(by_id[pid]) for pid in order]
             items.append(Item(
                 id=ident(r, metric), images=(images[shown], *(images[f] for f in files)),
@@ -69,7 +74,8 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
                       "candidates": order},
                 provenance={**common, "metric": metric, "position": pos},
             ))
-        items += cue_and_exp(r, positions["cue"][k], images, ident, seed, base_meta, common)
+        items += cue_and_exp(r, positions["cue"][k], images, ident, seed, base_meta, common,
+                             key(r.id))
     return items
 
 
@@ -87,9 +93,10 @@ def record_provenance(r: Record, seed: int, source: str) -> dict[str, Any]:
 
 def cue_and_exp(r: Record, pos: int, images: Mapping[str, str],
                 ident: Callable[[Record, str], str], seed: int, base_meta: dict[str, Any],
-                common: dict[str, Any]) -> list[Item]:
-    """The Cue item (the right phrase at position ``pos``) and the Exp item of a record."""
-    phrases = _place(r.cue, r.false_cues, pos, seed, f"cue:{r.id}")
+                common: dict[str, Any], order: str) -> list[Item]:
+    """The Cue item (the right phrase at position ``pos``; ``order`` seeds the order of the
+    others) and the Exp item of a record."""
+    phrases = _place(r.cue, r.false_cues, pos, seed, f"cue:{order}")
     cue = Item(
         id=ident(r, "cue"), images=(images[r.cause_image], images[r.effect_image]),
         question=QUESTIONS["cue"], kind="choice", target=r.cue, choices=tuple(phrases),

@@ -51,6 +51,9 @@ class MucrSuite(Suite):
     demo = Demo(GENERATOR, {"groups": 5, "design": DEFAULT_DESIGN}, 0,
                 small={"groups": 2, "design": DEFAULT_DESIGN})
     """20 generated pairs (the inspect task's default)."""
+    private_meta = ("candidates", "record", "references", "reference_reading", "captions")
+    """Which pair each candidate picture is (and the item's own pair: the C2E/E2C answer),
+    the Exp references and the two pictures' captions: exports leave them out."""
 
     def headline(self, metrics: Mapping[str, Any]) -> Headline:
         """The mean of the three choice accuracies (Exp is scored 0–10, apart)."""

@@ -178,7 +178,7 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
                           f"({dict(outcomes)}); check the model with a few questions first.")
     with DatasetWriter(out, overwrite, sources) as writer:
         for cand, outcome in kept:
-            if not (writer.images / cand.image).exists():
+            if not writer.has_image(cand.image):
                 writer.add_image(cand.image, (images / cand.image).read_bytes())
             writer.add_items(outcome.items)
         (writer.stage / LOG).write_text("".join(dumps(o.log) + "\n" for o in results),

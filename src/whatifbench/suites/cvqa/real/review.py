@@ -104,9 +104,7 @@ class CvqaRealReviewer(Reviewer):
                               "write.")
         with DatasetWriter(out, overwrite) as writer:
             for rel in dict.fromkeys(i.images[0] for i in kept):
-                dest = writer.stage / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(dataset.image_path(rel).read_bytes())
+                writer.copy_file(rel, dataset.image_path(rel).read_bytes())
             writer.add_items(kept)
             card = dataset.card
             return writer.finish(

@@ -15,7 +15,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
+from whatifbench.cli.options import (
+    add_design_argument,
+    add_executor_arguments,
+    add_secret_argument,
+    generator_jobs,
+)
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
@@ -23,7 +28,7 @@ from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
-from whatifbench.scenes.opaque import Unique
+from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
 from whatifbench.scenes.options import deal_by
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa.synthetic.flowers import CANVAS
@@ -47,12 +52,15 @@ WHOLE_DATASET = (
     "a guess of the pair as a whole is right a quarter of the time (the joint chance of pair "
     "accuracy), elsewhere one in sixteen; no question names another's answer and no picture "
     "is shared between pairs. images/intervened/ (with --intervened-images) shows every "
-    "counterfactual scene: keep it out of what a model sees.")
+    "counterfactual scene: keep it out of what a model sees (exports leave it out unless "
+    "--with-answers). File names and ids are keyed by a secret kept out of the dataset, "
+    "items.jsonl is in id order and the images are written in name order with one time.")
 """``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
 
 
 def plan(per_template: int, seed: int, intervened: bool = False,
-         balanced_values: bool = False, design: str = DEFAULT_DESIGN) -> list[Job]:
+         balanced_values: bool = False, design: str = DEFAULT_DESIGN,
+         namer: Namer | None = None) -> list[Job]:
     """Every image to make, numbered as the release (template k after templates 1 … k−1).
 
     The correct letters are dealt here, balanced per template and role, so that they do not
@@ -64,6 +72,7 @@ def plan(per_template: int, seed: int, intervened: bool = False,
     letter in about a quarter of the pairs, as for any four-option guess); where the premise
     names N, each counterfactual option is its original minus N, so its rank is the original
     one, and the counterfactual letter is dealt balanced per rank.
+    ``namer`` gives the shortcut-free design's opaque names.
     """
     jobs = []
     for template in TEMPLATES:
@@ -85,7 +94,7 @@ def plan(per_template: int, seed: int, intervened: bool = False,
             number = (template - 1) * per_template + index + 1
             jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
                             intervened, balanced_values, design, ranks[index],
-                            cf_ranks[index]))
+                            cf_ranks[index], namer))
     return jobs
 
 
@@ -196,6 +205,17 @@ def balance(items: Iterable[Item]) -> dict[str, Any]:
     return tally.summary()
 
 
+def _tell(telling: Telling, job: Job, built: Built) -> None:
+    """The telling names of one image and its items (the private file's sections)."""
+    telling.add("images", f"images/{job.name}", job.release_name)
+    if job.intervened:
+        telling.add("images", f"images/intervened/{job.intervened_name}",
+                    f"intervened/{job.release_name}")
+    telling.add("pairs", job.pair_id, job.release_name.removesuffix(".png"))
+    for item in built.items:
+        telling.add("items", item.id, f"{job.release_name.removesuffix('.png')}:{item.role}")
+
+
 @register("generator", "cvqa-synthetic")
 class CvqaSyntheticGenerator:
     """C-VQA-Synthetic (C-VQA §3.3): flower and dot counting with counterfactual premises."""
@@ -211,7 +231,7 @@ class CvqaSyntheticGenerator:
                  overwrite: bool = False, workers: int | None = None,
                  intervened: bool = False, balanced_values: bool = False,
                  design: str = DEFAULT_DESIGN, executor: JobMap | None = None,
-                 progress: bool = False) -> Card:
+                 progress: bool = False, secret_file: str | Path | None = None) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
         ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks; images come back
@@ -221,7 +241,9 @@ class CvqaSyntheticGenerator:
         ``design`` is ``paper`` (the release's distribution, its text-only shortcuts included)
         or ``shortcut-free`` (options drawn first, then the answer, then the scene: see
         ``planned``);
-        ``progress`` shows a bar of images drawn on stderr (on a terminal).
+        ``progress`` shows a bar of images drawn on stderr (on a terminal);
+        ``secret_file``: the naming secret of the shortcut-free design's opaque names
+        (``core.namekey``; default: the home secret).
         """
         if per_template < 1:
             raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
@@ -231,21 +253,31 @@ class CvqaSyntheticGenerator:
             raise WhatifError("--balanced-values changes only the paper design's distractors; "
                               "--design shortcut-free already balances the options: drop one "
                               "of the two.")
-        jobs = plan(per_template, seed, intervened, balanced_values, design)
+        namer, telling = opaque_naming(design, secret_file, GENERATOR, seed)
+        jobs = plan(per_template, seed, intervened, balanced_values, design, namer)
         with DatasetWriter(out, overwrite) as writer, _collector_paused():
             tally = Tally()
             unique = Unique("images")
+            held: list[Item] = []
             from tqdm import tqdm
 
             bar = tqdm(total=len(jobs), desc="generating images", unit="image",
                        disable=not progress or None, file=sys.stderr, leave=False)
-            for built in run_jobs(jobs, workers or default_workers(), executor):
+            for job, built in zip(jobs, run_jobs(jobs, workers or default_workers(), executor),
+                                  strict=True):
                 for name, data in built.files:  # opaque names: a collision is refused
                     writer.add_image(unique.check(name, built.items[0].pair_id), data)
-                writer.add_items(built.items)
+                if telling is None:
+                    writer.add_items(built.items)
+                else:  # written by id below: the file's order says nothing
+                    held += built.items
+                    _tell(telling, job, built)
                 tally.add(built.items)
                 bar.update(1)
             bar.close()
+            if telling is not None:
+                writer.add_items(sorted(held, key=lambda item: item.id))
+                writer.private = telling.private()
             params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
                       "intervened_images": intervened, "balanced_values": balanced_values,
                       "design": design}
@@ -273,6 +305,7 @@ class CvqaSyntheticGenerator:
         add_design_argument(parser, "the options of both questions first, then which are "
                             "right, then the scene, so that no text-only reader, and no reader "
                             "that believes or flips what it sees, beats chance")
+        add_secret_argument(parser)
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -282,5 +315,6 @@ class CvqaSyntheticGenerator:
             CvqaSyntheticGenerator.generate(
                 args.out, per_template=args.per_template, seed=args.seed,
                 overwrite=args.overwrite, workers=args.workers, intervened=args.intervened_images,
-                balanced_values=args.balanced_values, design=args.design, executor=executor)
+                balanced_values=args.balanced_values, design=args.design, executor=executor,
+                secret_file=args.secret_file)
         return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image
@@ -14,7 +14,7 @@ from whatifbench.core.design import PAPER, SHORTCUT_FREE
 from whatifbench.core.item import Item
 from whatifbench.scenes.filters import leaks, scene_problems
 from whatifbench.scenes.model import Scene
-from whatifbench.scenes.opaque import opaque, opaque_file
+from whatifbench.scenes.opaque import Namer
 from whatifbench.scenes.options import arrange
 from whatifbench.scenes.programs import Program
 from whatifbench.scenes.render import encode_png, render
@@ -71,6 +71,13 @@ class Job:
     cf_answer: int = 0
     """Shortcut-free: the right counterfactual option's rank among the counterfactual options
     (dealt; templates 2 and 4 take the original's)."""
+    namer: Namer | None = field(default=None, repr=False, compare=False)
+    """Shortcut-free: the dataset's opaque names (``scenes.opaque``)."""
+
+    def _names(self) -> Namer:
+        if self.namer is None:
+            raise ValueError(f"a {self.design} job needs a namer (the naming secret)")
+        return self.namer
 
     @property
     def release_name(self) -> str:
@@ -83,27 +90,27 @@ class Job:
         (``scenes.opaque``: keyed by the image number, never by its answers)."""
         if self.design == PAPER:
             return self.release_name
-        return opaque_file(GENERATOR, self.seed, "image", self.number)
+        return self._names().file("image", self.number)
 
     @property
     def intervened_name(self) -> str:
         """The intervened scene's file under ``images/intervened/``."""
         if self.design == PAPER:
             return self.release_name
-        return opaque_file(GENERATOR, self.seed, "intervened", self.number)
+        return self._names().file("intervened", self.number)
 
     @property
     def pair_id(self) -> str:
         """``abs_counting_000001`` (``paper``), else opaque."""
         if self.design == PAPER:
             return self.release_name.removesuffix(".png")
-        return opaque(GENERATOR, self.seed, "pair", self.number)
+        return self._names().name("pair", self.number)
 
     def item_id(self, role: str) -> str:
         """``abs_counting_000001:original`` (``paper``), else opaque."""
         if self.design == PAPER:
             return f"{self.pair_id}:{role}"
-        return opaque(GENERATOR, self.seed, "item", self.number, role)
+        return self._names().name("item", self.number, role)
 
     @property
     def image_seed(self) -> int:
@@ -230,7 +237,8 @@ def build_all(jobs: Sequence[Job]) -> list[Built]:
     pictures: list[list[Image.Image]] = [
         [render(s.scene), *([render(s.after)] if job.intervened else [])]
         for job, s in zip(jobs, samples, strict=True)]
-    encoded = [[encode_png(p) for p in pics] for pics in pictures]
+    encoded = [[encode_png(p, job.design != PAPER) for p in pics]
+               for job, pics in zip(jobs, pictures, strict=True)]
     return [_built(*args) for args in zip(jobs, seeds, rngs, samples, encoded, strict=True)]
 
 
@@ -244,8 +252,6 @@ def _built(job: Job, image_seed: int, rng: random.Random, s: Sample,
                               "params": inst.params}
     if s.plan is not None:  # what rebuilds the scene from the seed (program tools' oracle)
         common.update(design=job.design, dealt=list(s.plan.right))
-    if job.design != PAPER:  # the telling names, kept out of what a harness shows
-        common.update(release_name=job.release_name, number=job.number, index=job.index)
     cf_extra: dict[str, Any] = {"premise": inst.premise,
                                 "interventions": [i.to_json() for i in inst.interventions]}
     if job.intervened:

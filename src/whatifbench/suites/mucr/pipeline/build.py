@@ -9,7 +9,10 @@ its whole group out (C2E/E2C need all four pairs), which the summary and ``pipel
 report.
 
 The draft dataset is a complete MuCR dataset (candidate 1 of each side, the LLM's draft cue,
-false cues and explanations) that names the ``mucr-build`` reviewer: ``whatif review export``
+false cues and explanations) that names the ``mucr-build`` reviewer. Its pictures have opaque
+names (``scenes.opaque``: a draft evaluated before review must not give C2E/E2C answers away by
+a ``cause-1.png``); which candidate is which, per pair and side, is in the private file
+(``core.private``, section ``candidates``), which the review sheet reads. ``whatif review export``
 gives the selection sheet (all candidates of each pair side by side) and ``whatif review
 import`` writes the final dataset from the picks and the annotations people wrote.
 """
@@ -24,11 +27,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from whatifbench.cli.options import add_model_arguments, model_args_from
+from whatifbench.cli.options import add_model_arguments, add_secret_argument, model_args_from
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
+from whatifbench.core.namekey import name_key
 from whatifbench.core.outputs import check_output
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Part, Request, Turn
@@ -43,6 +47,7 @@ from whatifbench.models.imagegen.base import (
 from whatifbench.runner.backends import make_backend
 from whatifbench.runner.cached import generate_cached
 from whatifbench.runner.store import RunStore
+from whatifbench.scenes.opaque import Namer, Telling
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.pipeline.captions import CaptionPair, read_captions
 from whatifbench.suites.mucr.pipeline.prompts import (
@@ -60,6 +65,8 @@ LOG = "pipeline.jsonl"
 REVIEWER = "mucr-build"
 SIDES = ("cause", "effect")
 MAX_NEW_TOKENS = 1024
+CANDIDATES = "candidates"
+"""The private file's section of each pair's candidate pictures, per side (``core.private``)."""
 
 
 @dataclass(frozen=True)
@@ -148,8 +155,10 @@ def build_mucr(out: str | Path, *, captions: str | Path, llm: str | Backend,
                images_args: Mapping[str, Any] | None = None, candidates: int = 4,
                style: str = "photograph", seed: int = 0, attempts: int = 2,
                store: str | Path | RunStore | None = None, overwrite: bool = False,
-               name: str = "mucr-built", progress: bool = False) -> BuildResult:
-    """Run the pipeline and write the draft dataset (``llm``/``images``: specs or backends)."""
+               name: str = "mucr-built", progress: bool = False,
+               secret_file: str | Path | None = None) -> BuildResult:
+    """Run the pipeline and write the draft dataset (``llm``/``images``: specs or backends;
+    ``secret_file``: the naming secret of the candidates' opaque names, ``core.namekey``)."""
     if candidates < 1 or attempts < 1:
         raise WhatifError("--candidates and --attempts must be at least 1.")
     pairs = read_captions(captions, style)
@@ -186,17 +195,26 @@ def build_mucr(out: str | Path, *, captions: str | Path, llm: str | Backend,
               "llm": llm_described, "images": images_described, "candidates": candidates,
               "style": style, "attempts": attempts,
               "describe_prompt_sha256": sha256_bytes(DESCRIBE.encode())}
+    key = name_key(secret_file)
+    namer = Namer(key, (REVIEWER, seed))
     with DatasetWriter(out, overwrite, [captions]) as writer:
         files: dict[str, str] = {}
-        for (pid, side, k), (data, ext) in pictures.items():
-            name_k = f"candidates/{pid}/{side}-{k}.{ext}"
-            files[name_k] = writer.add_image(name_k, data)
-        records = [_record(p, drafted[p.id], groups[p.group], pictures) for p in kept]
+        names = {(pid, side, k): namer.file("candidate", pid, side, k, suffix=f".{ext}")
+                 for (pid, side, k), (_, ext) in pictures.items()}
+        telling = Telling(key)
+        for (pid, side, k), (data, _) in pictures.items():
+            files[names[pid, side, k]] = writer.add_image(names[pid, side, k], data)
+            telling.add("images", files[names[pid, side, k]], f"candidates/{pid}/{side}-{k}")
+        records = [_record(p, drafted[p.id], groups[p.group], names) for p in kept]
         items = make_items(records, files, seed, Path(captions).name)
         by_pair = {p.id: p for p in kept}
-        writer.add_items(_with_build(item, by_pair[str(item.pair_id)], drafted, pictures,
-                                     candidates, llm_described, images_described)
-                         for item in items)
+        for p in kept:  # which picture is which: for the review sheet, never in items.jsonl
+            telling.add(CANDIDATES, p.id, {side: [files[names[p.id, side, k]]
+                                                  for k in range(1, candidates + 1)]
+                                           for side in SIDES})
+        writer.add_items(_with_build(item, by_pair[str(item.pair_id)], drafted, llm_described,
+                                     images_described) for item in items)
+        writer.private = telling.private()
         (writer.stage / LOG).write_text("".join(
             dumps({"id": p.id, "line": p.line, "group": p.group, "cause": p.cause,
                    "effect": p.effect, "status": _status(p, drafted, dropped),
@@ -223,24 +241,20 @@ def _status(p: CaptionPair, drafted: Mapping[str, Drafted], dropped: Sequence[st
 
 
 def _record(p: CaptionPair, d: Drafted, group: Sequence[CaptionPair],
-            pictures: Mapping[tuple[str, str, int], tuple[bytes, str]]) -> Record:
+            names: Mapping[tuple[str, str, int], str]) -> Record:
     """The draft record of a pair: candidate 1 of each side, the LLM's draft annotations."""
-    cause_ext, effect_ext = pictures[(p.id, "cause", 1)][1], pictures[(p.id, "effect", 1)][1]
     return Record(p.id, p.line, p.cause, p.effect, tuple(m.id for m in group if m.id != p.id),
                   d.cue, d.false_cues, p.style, p.category,
                   tuple((text,) for text in d.explanations),
-                  f"candidates/{p.id}/cause-1.{cause_ext}",
-                  f"candidates/{p.id}/effect-1.{effect_ext}")
+                  names[p.id, "cause", 1], names[p.id, "effect", 1])
 
 
 def _with_build(item: Item, p: CaptionPair, drafted: Mapping[str, Drafted],
-                pictures: Mapping[tuple[str, str, int], tuple[bytes, str]], candidates: int,
                 llm: dict[str, Any], images: dict[str, Any]) -> Item:
-    """The item with the pair's construction record in ``provenance.build``."""
-    paths = {side: [f"images/candidates/{p.id}/{side}-{k}.{pictures[(p.id, side, k)][1]}"
-                    for k in range(1, candidates + 1)] for side in SIDES}
+    """The item with the pair's construction record in ``provenance.build`` (its candidates,
+    which tell cause from effect, are in the private file)."""
     build = {"group": p.group, "descriptions": list(drafted[p.id].descriptions),
-             "candidates": paths, "pick": {"cause": 1, "effect": 1},
+             "pick": {"cause": 1, "effect": 1},
              "annotations": "llm-draft", "llm": llm, "images": images}
     return replace(item, provenance={**item.provenance, "build": build})
 
@@ -274,6 +288,7 @@ class MucrBuilder:
         parser.add_argument("--store", metavar="FILE",
                             help="run store (default $WHATIF_HOME/store.sqlite)")
         parser.add_argument("--name", default="mucr-built", help="dataset name")
+        add_secret_argument(parser)
         parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     @staticmethod
@@ -284,7 +299,8 @@ class MucrBuilder:
             llm_args=model_args_from(args, "llm"), images=args.images_backend,
             images_args=model_args_from(args, "images-backend"), candidates=args.candidates,
             style=args.style, seed=args.seed, attempts=args.attempts, store=args.store,
-            overwrite=args.overwrite, name=args.name, progress=not args.no_progress)
+            overwrite=args.overwrite, name=args.name, progress=not args.no_progress,
+            secret_file=args.secret_file)
         dropped = (f"; groups left out (unreadable LLM replies, see {LOG}): "
                    f"{', '.join(result.dropped_groups)}" if result.dropped_groups else "")
         print(f"Drafted {result.pairs} pairs ({result.from_store} replies and pictures from the "

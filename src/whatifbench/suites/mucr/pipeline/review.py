@@ -21,11 +21,14 @@ from typing import Any
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import Dataset, DatasetWriter, problems_message
 from whatifbench.core.item import Item
+from whatifbench.core.namekey import name_key
+from whatifbench.core.private import read_private
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.review.base import Column, Reviewer, ReviewRow, Sheet
-from whatifbench.scenes.opaque import opaque_file
+from whatifbench.scenes.opaque import Namer, Telling
 from whatifbench.suites.mucr.items import make_items
+from whatifbench.suites.mucr.pipeline.build import CANDIDATES
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
 from whatifbench.suites.mucr.records import Record
 
@@ -81,21 +84,23 @@ class MucrBuildReviewer(Reviewer):
     )
 
     def rows(self, dataset: Dataset) -> list[ReviewRow]:
-        """One row per pair with its candidates as the gallery."""
+        """One row per pair with its candidates (from the private file) as the gallery."""
         out = []
+        candidates = _candidates(dataset)
         for pid, items in _pairs(dataset).items():
             build = items["exp"].provenance.get("build")
-            if build is None:
+            if build is None or pid not in candidates:
                 raise WhatifError(f"{dataset.root} is not a 'whatif build mucr' draft (pair {pid} "
-                                  "has no build record).")
+                                  "has no build record or no candidates in its private file).")
             gallery = tuple((f"{side} {k}", path) for side in ("cause", "effect")
-                            for k, path in enumerate(build["candidates"][side], start=1))
+                            for k, path in enumerate(candidates[pid][side], start=1))
             out.append(ReviewRow(pid, None, _values(items), "accept", gallery))
         return out
 
     def apply(self, dataset: Dataset, sheet: Sheet, out: Path, overwrite: bool) -> Card:
         """Check every row, then write the final dataset (picked pictures only)."""
         pairs = _pairs(dataset)
+        candidates = _candidates(dataset)
         exported = {row.key: row.values for row in self.rows(dataset)}
         problems: list[str] = []
         records: list[tuple[Record, dict[str, Any]]] = []
@@ -118,7 +123,7 @@ class MucrBuildReviewer(Reviewer):
                                 "'accept'; set the decision to 'edit'")
                 continue
             values = old if row.decision == "accept" else row.values
-            made = _record(pairs[row.key], values, where, problems)
+            made = _record(pairs[row.key], candidates[row.key], values, where, problems)
             if made is not None:
                 records.append((made, {"decision": row.decision, "comment": row.comment,
                                        "changed": changed}))
@@ -141,19 +146,23 @@ class MucrBuildReviewer(Reviewer):
         if not records:
             raise WhatifError(f"The review sheet {sheet.path} rejects every pair; there is "
                               "nothing to write.")
-        return _write(dataset, records, sheet, decisions, out, overwrite)
+        return _write(dataset, candidates, records, sheet, decisions, out, overwrite)
 
 
-def _record(items: dict[str, Item], values: dict[str, str], where: str,
-            problems: list[str]) -> Record | None:
+def _candidates(dataset: Dataset) -> dict[str, dict[str, list[str]]]:
+    """Per pair and side its candidate pictures (the draft's private file)."""
+    return read_private(dataset.root, CANDIDATES)[CANDIDATES]
+
+
+def _record(items: dict[str, Item], candidates: dict[str, list[str]], values: dict[str, str],
+            where: str, problems: list[str]) -> Record | None:
     """The final record of a pair from its cells (problems are appended)."""
     exp = items["exp"]
-    build = exp.provenance["build"]
     errs: list[str] = []
     picks: dict[str, str] = {}
     for side in ("cause", "effect"):
         text = values[f"{side}_pick"].strip()
-        options = build["candidates"][side]
+        options = candidates[side]
         if not text.isdigit() or not 1 <= int(text) <= len(options):
             errs.append(f"{side}_pick {text!r} is not a candidate number 1-{len(options)}")
         else:
@@ -183,10 +192,13 @@ def _record(items: dict[str, Item], values: dict[str, str], where: str,
                   tuple(refs), picks["cause"], picks["effect"])
 
 
-def _write(dataset: Dataset, records: list[tuple[Record, dict[str, Any]]], sheet: Sheet,
+def _write(dataset: Dataset, candidates: dict[str, dict[str, list[str]]],
+           records: list[tuple[Record, dict[str, Any]]], sheet: Sheet,
            decisions: Counter[str], out: Path, overwrite: bool) -> Card:
     pairs = _pairs(dataset)
     seed = int(dataset.card.seed or 0)
+    key = name_key()  # $WHATIF_SECRET_FILE, else the home secret (core.namekey)
+    namer, telling = Namer(key, ("mucr-review", seed)), Telling(key)
     with DatasetWriter(out, overwrite) as writer:
         files: dict[str, str] = {}
         final: list[Record] = []
@@ -194,8 +206,9 @@ def _write(dataset: Dataset, records: list[tuple[Record, dict[str, Any]]], sheet
             names = {}
             for side, path in (("cause", record.cause_image), ("effect", record.effect_image)):
                 # opaque (scenes.opaque): "<pair>-cause.png" would give C2E/E2C answers away
-                name = opaque_file("mucr-review", seed, record.id, side, suffix=Path(path).suffix)
+                name = namer.file(record.id, side, suffix=Path(path).suffix)
                 files[name] = writer.add_image(name, dataset.image_path(path).read_bytes())
+                telling.add("images", files[name], f"{record.id}-{side}")
                 names[side] = name
             final.append(replace(record, cause_image=names["cause"],
                                  effect_image=names["effect"]))
@@ -206,7 +219,7 @@ def _write(dataset: Dataset, records: list[tuple[Record, dict[str, Any]]], sheet
         out_items = []
         for item in items:
             draft = pairs[str(item.pair_id)]["exp"].provenance["build"]
-            cands = draft["candidates"]
+            cands = candidates[str(item.pair_id)]
             cause_path, effect_path = picked[str(item.pair_id)]
             build = {**draft, "annotations": "reviewed",
                      "pick": {"cause": cands["cause"].index(cause_path) + 1,
@@ -215,6 +228,9 @@ def _write(dataset: Dataset, records: list[tuple[Record, dict[str, Any]]], sheet
                 **item.provenance, "build": build,
                 "review": {**review[str(item.pair_id)], "sheet_sha256": sheet.sha256}}))
         writer.add_items(out_items)
+        for pid in picked:
+            telling.add(CANDIDATES, pid, candidates[pid])
+        writer.private = telling.private()
         return writer.finish(
             name=dataset.card.name, suite="mucr", version=dataset.card.version,
             generator={"name": "review:mucr-build", "params": {

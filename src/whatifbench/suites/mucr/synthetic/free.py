@@ -121,24 +121,27 @@ def old_name(record: str, key: str, part: str) -> str:
 
 
 def free_items(records: Sequence[tuple[Record, FreePair]], paths: dict[str, dict[str, str]],
-               seed: int, source: str, ident: Callable[[Record, str], str]) -> list[Item]:
-    """Four items per pair, in record order (``Record.line``: the pair's old-style number).
-    ``paths``: per record id, per picture key (``pictures``) its dataset path; each item's
-    ``provenance.images`` holds, per picture, its old-style name, pair, group, part and world
-    (what the oracle's scenes read)."""
+               seed: int, source: str, ident: Callable[[Record, str], str],
+               order_key: Callable[[str], str] | None = None) -> list[Item]:
+    """Four items per pair, in record order. ``paths``: per record id, per picture key
+    (``pictures``) its dataset path; each item's ``provenance.images`` holds, per picture, its
+    pair, part and world (what the oracle's scenes read; the old-style names are the private
+    file's); ``order_key`` gives the name of a record id that seeds the order of its options
+    (default: the id; opaque ids pass the old-style number, so that no option order depends
+    on the naming secret)."""
+    key = order_key or str
     positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}
     items: list[Item] = []
     for k, (r, pair) in enumerate(records):
         meta, common = record_meta(r), record_provenance(r, seed, source)
-        shown = {key: {"name": old_name(str(r.line), key, part), "pair": r.id,
-                       "group": (r.line - 1) // 4, "part": part, "world": world.to_json()}
-                 for key, part, world in pictures(pair)}
+        shown = {name: {"pair": r.id, "part": part, "world": world.to_json()}
+                 for name, part, world in pictures(pair)}
         mine = paths[r.id]
         for metric in ("c2e", "e2c"):
             scene, pos = pair.scenes[metric], positions[metric][k]
             ways = [w for w in range(len(scene.causes)) if w != scene.true]
             order = _place(str(scene.true), [str(w) for w in ways], pos, seed,
-                           f"{metric}:{r.id}")
+                           f"{metric}:{key(r.id)}")
             names = [f"{metric}-q", *(f"{metric}-{w}" for w in order)]
             items.append(_shown(names, shown, Item(
                 id=ident(r, metric), images=tuple(mine[n] for n in names),
@@ -148,11 +151,12 @@ def free_items(records: Sequence[tuple[Record, FreePair]], paths: dict[str, dict
                 provenance={**common, "metric": metric, "position": pos})))
         images = {r.cause_image: mine["cause"], r.effect_image: mine["effect"]}
         items += [_shown(["cause", "effect"], shown, item) for item in
-                  cue_and_exp(r, positions["cue"][k], images, ident, seed, meta, common)]
+                  cue_and_exp(r, positions["cue"][k], images, ident, seed, meta, common,
+                              key(r.id))]
     return items
 
 
 def _shown(keys: Sequence[str], shown: dict[str, dict[str, Any]], item: Item) -> Item:
-    """``item`` with ``provenance.images``: per picture its old-style name, pair, group, part
-    and world (what the oracle's scenes read)."""
+    """``item`` with ``provenance.images``: per picture its pair, part and world (what the
+    oracle's scenes read)."""
     return replace(item, provenance={**item.provenance, "images": [shown[k] for k in keys]})

@@ -10,10 +10,12 @@ generating program's record (``provenance.scene``). ``--design`` chooses the fal
 
 The ``paper`` design names pairs ``1``, ``2`` … in group order and images ``<pair>-cause.png``,
 so a candidate's file name gives the C2E/E2C answer away and consecutive ids give the groups.
-The ``shortcut-free`` design names every pair, item and image by a keyed hash
-(``scenes.opaque``) and writes the pairs in a seeded order; each item's ``provenance.images``
-keeps, per image, the old-style name, pair, group and part, and the world of every image not
-of its own pair (``provenance.scene`` holds its own), so the oracle's scenes need no other item.
+The ``shortcut-free`` design (``free``: every item draws its own scene, the C2E/E2C candidates
+four ways it could go) names every pair, item and image by an HMAC under the naming secret
+(``scenes.opaque``, ``core.namekey``), deals the pairs in a seeded order and writes the items by
+id; the old-style names, pair numbers and groups go to the private file (``core.private``). Each
+item's ``provenance.images`` keeps, per image, its pair, part and world, so the oracle's scenes
+need no other item (no export carries it).
 """
 
 from __future__ import annotations
@@ -25,20 +27,32 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from whatifbench.cli.options import add_design_argument, add_executor_arguments, generator_jobs
+from whatifbench.cli.options import (
+    add_design_argument,
+    add_executor_arguments,
+    add_secret_argument,
+    generator_jobs,
+)
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
+from whatifbench.core.namekey import name_key
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.bodies import STYLES, to_scene
-from whatifbench.scenes.opaque import Unique, opaque, opaque_file
+from whatifbench.scenes.opaque import Namer, Telling, Unique
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
 from whatifbench.suites.mucr.records import Record
-from whatifbench.suites.mucr.synthetic.free import FreePair, free_items, make_free_group, pictures
+from whatifbench.suites.mucr.synthetic.free import (
+    FreePair,
+    free_items,
+    make_free_group,
+    old_name,
+    pictures,
+)
 from whatifbench.suites.mucr.synthetic.identity import GENERATOR, VERSION
 from whatifbench.suites.mucr.synthetic.pairs import Pair, make_group
 from whatifbench.suites.mucr.synthetic.sampling import HEIGHT, KINDS, WIDTH
@@ -79,8 +93,10 @@ def draw_shard(shard: Shard) -> list[tuple[str, list[Pair], list[tuple[bytes, by
     for g in range(first, end):
         kind, style = plan[g]
         pairs = _group(g, kind, seed, design)
-        out.append((style, pairs, [(render_png(to_scene(p.cause, style)),
-                                    render_png(to_scene(p.effect, style))) for p in pairs]))
+        canonical = design != PAPER  # the paper design's bytes: the palette as drawn
+        out.append((style, pairs, [(render_png(to_scene(p.cause, style), canonical),
+                                    render_png(to_scene(p.effect, style), canonical))
+                                   for p in pairs]))
     return out
 
 
@@ -140,20 +156,21 @@ def records_of(built: list[tuple[str, list[Pair]]], first: int = 0
     return out
 
 
-def opaque_record(record: Record, seed: int) -> Record:
+def opaque_record(record: Record, namer: Namer) -> Record:
     """The record under opaque names (``scenes.opaque``): its id, links and image names keyed
-    by the old-style pair number, never by anything answers depend on."""
+    by the old-style pair number, never by anything answers depend on; its line (the pair
+    number, which ``provenance.source`` would carry) is 0."""
     def pair(rid: str) -> str:
-        return opaque(GENERATOR, seed, "pair", rid)
+        return namer.name("pair", rid)
 
-    return replace(record, id=pair(record.id), links=tuple(pair(i) for i in record.links),
-                   cause_image=opaque_file(GENERATOR, seed, "image", record.id, "cause"),
-                   effect_image=opaque_file(GENERATOR, seed, "image", record.id, "effect"))
+    return replace(record, id=pair(record.id), line=0, links=tuple(pair(i) for i in record.links),
+                   cause_image=namer.file("image", record.id, "cause"),
+                   effect_image=namer.file("image", record.id, "effect"))
 
 
-def item_id(seed: int) -> Callable[[Record, str], str]:
+def item_id(namer: Namer) -> Callable[[Record, str], str]:
     """Opaque item ids: keyed by the (opaque) pair id and the metric."""
-    return lambda record, metric: opaque(GENERATOR, seed, "item", record.id, metric)
+    return lambda record, metric: namer.name("item", record.id, metric)
 
 
 @register("generator", "mucr-synthetic")
@@ -169,13 +186,15 @@ class MucrSyntheticGenerator:
     @staticmethod
     def generate(out: str | Path, *, groups: int = 25, seed: int = 0,
                  design: str = SHORTCUT_FREE, overwrite: bool = False,
-                 executor: JobMap | None = None) -> Card:
+                 executor: JobMap | None = None, secret_file: str | Path | None = None) -> Card:
         """Write ``groups`` groups of four pairs (four items per pair) to ``out``; with
-        ``executor`` the groups are drawn in Ray tasks (same output)."""
+        ``executor`` the groups are drawn in Ray tasks (same output); ``secret_file``: the
+        naming secret of the shortcut-free design's opaque names (``core.namekey``; default:
+        the home secret)."""
         if groups < 1:
             raise WhatifError(f"--groups must be at least 1, got {groups}.")
         if check_design(design) != PAPER:
-            return _generate_free(out, groups, seed, overwrite, executor)
+            return _generate_free(out, groups, seed, overwrite, executor, secret_file)
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
             unique = Unique("images")
@@ -219,6 +238,7 @@ class MucrSyntheticGenerator:
                             "the C2E/E2C candidates are four ways the question's own scene "
                             "could go, the Cue's false cues three idle agents of the cue's "
                             "kind, and every item draws its own scene")
+        add_secret_argument(parser)
         add_executor_arguments(parser, "generate")
 
     @staticmethod
@@ -227,17 +247,21 @@ class MucrSyntheticGenerator:
         with generator_jobs(args) as executor:
             MucrSyntheticGenerator.generate(args.out, groups=args.groups, seed=args.seed,
                                             design=args.design, overwrite=args.overwrite,
-                                            executor=executor)
+                                            executor=executor, secret_file=args.secret_file)
         return 0
 
 
 def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
-                   executor: JobMap | None) -> Card:
-    """The shortcut-free design (``free``): every item its own scene, four ways each."""
+                   executor: JobMap | None, secret_file: str | Path | None) -> Card:
+    """The shortcut-free design (``free``): every item its own scene, four ways each; names
+    keyed by the naming secret (the old-style ones go to the private file), items by id."""
+    secret = name_key(secret_file)
+    namer, telling = Namer(secret, (GENERATOR, seed)), Telling(secret)
     with DatasetWriter(out, overwrite) as writer:
         unique = Unique("images")
         records: list[tuple[Record, FreePair]] = []
         paths: dict[str, dict[str, str]] = {}
+        numbers: dict[str, str] = {}
         for g, (style, pairs, pngs) in enumerate(draw_free(groups, seed, executor)):
             ids = [str(4 * g + k + 1) for k in range(4)]
             for rid, pair, drawn in zip(ids, pairs, pngs, strict=True):
@@ -247,18 +271,24 @@ def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
                     cue=pair.cue, false_cues=pair.false_cues, style=style,
                     category=pair.kind,
                     explanations=tuple((text,) for text in pair.explanations),
-                    cause_image=f"{rid}-cause.png", effect_image=f"{rid}-effect.png"), seed)
+                    cause_image=f"{rid}-cause.png", effect_image=f"{rid}-effect.png"), namer)
+                numbers[record.id] = rid
                 paths[record.id] = {
-                    key: writer.add_image(unique.check(
-                        opaque_file(GENERATOR, seed, "image", rid, key), f"{rid}-{key}"), data)
-                    for key, data in drawn}
+                    part: writer.add_image(unique.check(namer.file("image", rid, part),
+                                                        f"{rid}-{part}"), data)
+                    for part, data in drawn}
+                telling.add("pairs", record.id, {"pair": rid, "group": g})
+                for part, shows, _ in pictures(pair):
+                    telling.add("images", paths[record.id][part], old_name(rid, part, shows))
                 records.append((record, pair))
         random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
-        items = free_items(records, paths, seed, GENERATOR, item_id(seed))
+        items = free_items(records, paths, seed, GENERATOR, item_id(namer),
+                           order_key=numbers.__getitem__)
         scenes = {r.id: p.provenance() for r, p in records}
-        writer.add_items(replace(item, provenance={
+        writer.add_items(sorted((replace(item, provenance={  # by id: the order says nothing
             **item.provenance, "generator": GENERATOR, "version": VERSION,
-            "scene": scenes[str(item.pair_id)]}) for item in items)
+            "scene": scenes[str(item.pair_id)]}) for item in items), key=lambda i: i.id))
+        writer.private = telling.private()
         by = Counter((r.category, r.style) for r, _ in records)
         return writer.finish(
             name="mucr-synthetic", suite="mucr", version=VERSION,
