@@ -19,8 +19,8 @@ from whatifbench.analysis.audit.files import file_facts
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import COLORS
 from whatifbench.scenes.render import encode_png, render, render_png
-from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cfmm.free import draw_free_plan, name_free
+from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cfmm.tpl_shape import shape_name
 from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator

@@ -127,7 +127,7 @@ def free_items(records: Sequence[tuple[Record, FreePair]], paths: dict[str, dict
     (``pictures``) its dataset path; each item's ``provenance.images`` holds, per picture, its
     pair, part and world (what the oracle's scenes read; the old-style names are the private
     file's); ``order_key`` gives the name of a record id that seeds the order of its options
-    (default: the id; opaque ids pass the old-style number, so that no option order depends
+    (default: the id; opaque ids pass ``generate.content_key``, so that no option order depends
     on the naming secret)."""
     key = order_key or str
     positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}

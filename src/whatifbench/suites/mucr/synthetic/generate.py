@@ -21,6 +21,7 @@ need no other item (no export carries it).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -168,6 +169,13 @@ def opaque_record(record: Record, namer: Namer) -> Record:
                    effect_image=namer.file("image", record.id, "effect"))
 
 
+def content_key(rid: str, seed: int) -> str:
+    """What seeds the option order of pair ``rid``'s items: the unkeyed hash earlier versions
+    named the pair by (public, like the seed, and independent of the naming secret), so that
+    the items' content stays what it was and another secret changes only the names."""
+    return hashlib.sha256(f"{GENERATOR}:{seed}:pair:{rid}".encode()).hexdigest()[:16]
+
+
 def item_id(namer: Namer) -> Callable[[Record, str], str]:
     """Opaque item ids: keyed by the (opaque) pair id and the metric."""
     return lambda record, metric: namer.name("item", record.id, metric)
@@ -261,7 +269,7 @@ def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
         unique = Unique("images")
         records: list[tuple[Record, FreePair]] = []
         paths: dict[str, dict[str, str]] = {}
-        numbers: dict[str, str] = {}
+        numbers: dict[str, str] = {}  # pair id → what seeds its options' order
         for g, (style, pairs, pngs) in enumerate(draw_free(groups, seed, executor)):
             ids = [str(4 * g + k + 1) for k in range(4)]
             for rid, pair, drawn in zip(ids, pairs, pngs, strict=True):
@@ -272,7 +280,7 @@ def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
                     category=pair.kind,
                     explanations=tuple((text,) for text in pair.explanations),
                     cause_image=f"{rid}-cause.png", effect_image=f"{rid}-effect.png"), namer)
-                numbers[record.id] = rid
+                numbers[record.id] = content_key(rid, seed)
                 paths[record.id] = {
                     part: writer.add_image(unique.check(namer.file("image", rid, part),
                                                         f"{rid}-{part}"), data)
