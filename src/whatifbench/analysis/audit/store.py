@@ -1,9 +1,12 @@
 """Where audit results are kept: one JSON file per dataset under ``$WHATIF_HOME/audit/``, keyed by
 the sha256 of the dataset's ``items.jsonl`` (the audit reads only the items: questions, options,
-answers, pairs, ids, image file names and metadata) and the audit's version (2: the metadata
-probes and Holm-corrected flags; 3: the fields, export, file structure probes and names
-decoded with public facts). ``whatif audit`` writes it; reports, which
-only read, show its blind accuracy as a reference row when it is there."""
+answers, pairs, ids, image file names and metadata; the file structure probe also the images
+the card's hashes cover) and the audit's version (2: the metadata probes and Holm-corrected
+flags; 3 was written by two branches of issue 41 apart, one with the joint guess and other
+items probes and ``per_item.joint``, the other with the fields, export and file structure
+probes and names decoded with public facts; 4: both, so that neither kind of version-3 file is
+read for the other). ``whatif audit`` writes it; reports, which only read, show its blind
+accuracy as a reference row when it is there."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from whatifbench.core.fsutil import dumps, write_cache
 from whatifbench.core.readfile import read_text
 from whatifbench.runner.store import whatif_home
 
-AUDIT_VERSION = "3"
+AUDIT_VERSION = "4"
 """Changes whenever what the audit computes changes, so older cached results are not read."""
 
 

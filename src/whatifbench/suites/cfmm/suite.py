@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from whatifbench.answers.letters import letter_for
 from whatifbench.core.contract import Demo
+from whatifbench.core.design import DEFAULT_DESIGN
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
@@ -51,7 +52,8 @@ class CfmmSuite(Suite):
     pair_roles = ROLES
     scoring_unit = "pairs (acc+: both questions right)"
     scene_generators = (GENERATOR,)
-    demo = Demo(GENERATOR, {"per_category": 20}, 0, small={"per_category": 6})
+    demo = Demo(GENERATOR, {"per_category": 20, "design": DEFAULT_DESIGN}, 0,
+                small={"per_category": 6, "design": DEFAULT_DESIGN})
     """100 generated pairs (the inspect task's default)."""
 
     def unit_outcomes(self, samples: Sequence[Sample]) -> dict[str, bool]:

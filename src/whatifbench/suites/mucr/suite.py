@@ -11,6 +11,7 @@ from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice
 from whatifbench.answers.think import strip_think
 from whatifbench.core.contract import Demo, Headline
+from whatifbench.core.design import DEFAULT_DESIGN
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
@@ -47,7 +48,8 @@ class MucrSuite(Suite):
     headline_name = "mean of C2E, E2C and Cue accuracy (%)"
     scoring_unit = "C2E, E2C and Cue questions"
     scene_generators = (GENERATOR,)
-    demo = Demo(GENERATOR, {"groups": 5}, 0, small={"groups": 2})
+    demo = Demo(GENERATOR, {"groups": 5, "design": DEFAULT_DESIGN}, 0,
+                small={"groups": 2, "design": DEFAULT_DESIGN})
     """20 generated pairs (the inspect task's default)."""
     private_meta = ("candidates", "record", "references", "reference_reading", "captions")
     """Which pair each candidate picture is (and the item's own pair: the C2E/E2C answer),

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from whatifbench.core.contract import Demo
+from whatifbench.core.design import DEFAULT_DESIGN
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
@@ -29,7 +30,8 @@ class CvqaSyntheticSuite(PaperSuite):
     name = "cvqa-synthetic"
     prompts = ("default", "paper")
     scene_generators = (GENERATOR,)
-    demo = Demo(GENERATOR, {"per_template": 50}, 0, small={"per_template": 5})
+    demo = Demo(GENERATOR, {"per_template": 50, "design": DEFAULT_DESIGN}, 0,
+                small={"per_template": 5, "design": DEFAULT_DESIGN})
     """The small suite of the default run and the inspect task."""
 
     def how_answers(self, generator: str | None) -> str | None:
