@@ -124,9 +124,9 @@ def earlier(name: str, seed: int, telling: str) -> str | None:
     stem = telling.removesuffix(".png")
     if "/" in stem:
         return None
-    if name == "mucr-synthetic":
-        number, part = stem.split("-")
-        return f"{name}:{seed}:image:{number}:{part}"
+    if name == "mucr-synthetic":  # 12-cause.png (12-c2e-q-cause.png ...: the candidates drawn
+        number, *key = stem.split("-")  # in the question's own scene came after that scheme)
+        return f"{name}:{seed}:image:{number}:{key[0]}" if len(key) == 1 else None
     if name == "cfmm-synthetic":
         category, index = stem.split("_")
         return f"{name}:{seed}:image:{category}:{int(index) - 1}"

@@ -270,16 +270,17 @@ def test_missing_scikit_learn_is_one_actionable_message(balanced: Path, tmp_path
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sklearn", None)
     assert main(["audit", str(balanced), "--refresh"]) == 2
-    assert 'pip install "whatifbench[audit]"' in capsys.readouterr().err
+    assert "pip install scikit-learn" in capsys.readouterr().err
 
 
 @pytest.mark.slow
 def test_generated_cvqa_synthetic_is_flagged_per_template(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]
                                                           ) -> None:
-    """A small default generation (100 images per template): every template is flagged."""
+    """A small paper-design generation (100 images per template): every template is
+    flagged."""
     assert main(["generate", "cvqa-synthetic", "--out", str(tmp_path / "ds"),
-                 "--per-template", "100", "--workers", "1"]) == 0
+                 "--per-template", "100", "--workers", "1", "--design", "paper"]) == 0
     capsys.readouterr()
     code, result = audit_json(tmp_path / "ds", capsys, "--strict")
     assert code == EXIT_FLAGGED  # its own exit status (1 is an internal error)

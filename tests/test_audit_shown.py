@@ -44,28 +44,39 @@ def c2e(n_pairs: int, name: Any) -> list[Item]:
 
 
 @pytest.fixture(scope="module")
-def mucr(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("mucr") / "ds"
-    MucrSyntheticGenerator.generate(out, groups=15, seed=2)
-    return out
+def mucr(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("mucr")
+    for design in ("paper", "shortcut-free"):
+        MucrSyntheticGenerator.generate(root / design, groups=15, seed=2, design=design)
+    return {design: root / design for design in ("paper", "shortcut-free")}
 
 
-def test_the_fields_probe_reads_what_exports_would_show(mucr: Path) -> None:
-    data = load_dataset(mucr)
-    # Read whole (as if meta.candidates and meta.record were shown): the answer, every time.
-    everything = audit_items(data.items)
+SHOWN = ("fields", "export hf/lmms-eval", "export vlmevalkit", "export inspect",
+         "file structure", "file names", "ids")
+"""The probes of what a harness shows (a paper design's names leak: not these two last)."""
+
+
+def test_the_fields_probe_reads_what_exports_would_show(mucr: dict[str, Path]) -> None:
+    paper = load_dataset(mucr["paper"])
+    # Read whole (as if meta.candidates and meta.record were shown): the paper design's C2E/E2C
+    # answer, every time.
+    everything = audit_items(paper.items)
     fields = probe(everything, "fields")
     assert fields["flagged"]
     for group in ("c2e", "e2c"):  # candidates[answer] == record
         cut = next(s for s in fields["slices"] if (s["key"], s["value"]) == ("group", group))
         assert cut["flagged"] and cut["accuracy"] > 90 and cut["control"] < 40
     assert "export hf/lmms-eval" in flag_labels(everything)
-    # As the suite's exports write them (its private meta left out): nothing to read.
-    shown = audit_items(data.items, data.card, data.root)
-    assert not [label for label in flag_labels(shown)
-                if label.split(":")[0] in ("fields", "export hf/lmms-eval", "export vlmevalkit",
-                                           "export inspect", "file structure", "file names",
-                                           "ids")]
+    # As the suite's exports write them (its private meta left out): no field to read.
+    shown = flag_labels(audit_items(paper.items, paper.card, paper.root))
+    assert not [label for label in shown if label.split(":")[0] == "fields"], shown
+    # The shortcut-free design (candidates drawn in the question's own scene, opaque names):
+    # its meta names no candidate's pair, and nothing a harness shows is read, whole or public.
+    free = load_dataset(mucr["shortcut-free"])
+    assert not any("candidates" in i.meta for i in free.items)
+    assert not probe(audit_items(free.items), "fields")["flagged"]
+    shown = flag_labels(audit_items(free.items, free.card, free.root))
+    assert not [label for label in shown if label.split(":")[0] in SHOWN], shown
 
 
 def test_a_planted_metadata_field_is_caught_and_its_absence_is_quiet() -> None:

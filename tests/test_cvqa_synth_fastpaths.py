@@ -14,14 +14,16 @@ from whatifbench.scenes.geometry import (
     points_in_polygon,
     segment_distances,
 )
+from whatifbench.scenes.opaque import opaque_naming
 from whatifbench.suites.cvqa.synthetic import flowers
 from whatifbench.suites.cvqa.synthetic.dots import top_right_answers
 from whatifbench.suites.cvqa.synthetic.generate import plan, run_jobs, split
-from whatifbench.suites.cvqa.synthetic.pair import build, build_all, sample
+from whatifbench.suites.cvqa.synthetic.pair import GENERATOR, build, build_all, sample
 
 
 def test_batches_match_single_builds_for_every_template() -> None:
-    jobs = [j for j in plan(3, seed=5, intervened=True) if j.index < 2]
+    namer = opaque_naming("shortcut-free", None, GENERATOR, 5)[0]  # the default design's names
+    jobs = [j for j in plan(3, seed=5, intervened=True, namer=namer) if j.index < 2]
     one_by_one = [build(job) for job in jobs]
     assert build_all(jobs) == one_by_one
     assert list(run_jobs(jobs, 2)) == one_by_one  # batches spread over worker processes

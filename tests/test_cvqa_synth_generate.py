@@ -28,7 +28,7 @@ PER = 12
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("gen") / "suite"
-    CvqaSyntheticGenerator.generate(out, per_template=PER, seed=0, workers=2)
+    CvqaSyntheticGenerator.generate(out, per_template=PER, seed=0, workers=2, design="paper")
     return out
 
 
@@ -79,12 +79,14 @@ def test_answers_are_in_the_release_ranges(suite: Path) -> None:
 
 
 def test_same_seed_is_byte_identical_across_worker_counts(suite: Path, tmp_path: Path) -> None:
-    CvqaSyntheticGenerator.generate(tmp_path / "one", per_template=PER, seed=0, workers=1)
+    CvqaSyntheticGenerator.generate(tmp_path / "one", per_template=PER, seed=0, workers=1,
+                                    design="paper")
     assert files(tmp_path / "one") == files(suite)
 
 
 def test_another_seed_gives_another_dataset(suite: Path, tmp_path: Path) -> None:
-    CvqaSyntheticGenerator.generate(tmp_path / "s1", per_template=PER, seed=1, workers=1)
+    CvqaSyntheticGenerator.generate(tmp_path / "s1", per_template=PER, seed=1, workers=1,
+                                    design="paper")
     other = files(tmp_path / "s1")
     mine = files(suite)
     assert other["items.jsonl"] != mine["items.jsonl"]
@@ -113,7 +115,7 @@ def test_card_records_balance(suite: Path) -> None:
 
 def test_scene_geometry_of_every_generated_image(suite: Path) -> None:
     """Re-draw each image's scene from its seed; it must be the image on disk, and valid."""
-    for job in plan(PER, seed=0):
+    for job in plan(PER, seed=0, design="paper"):
         s = sample(job.template, random.Random(job.image_seed))
         assert render_png(s.scene, canonical=job.design != "paper") == (  # paper: as drawn
             suite / "images" / job.name).read_bytes()
@@ -168,7 +170,7 @@ def test_release_like_options_favour_the_second_smallest_value(suite: Path) -> N
 
 def test_balanced_values_remove_the_rank_shortcut(tmp_path: Path) -> None:
     card = CvqaSyntheticGenerator.generate(tmp_path / "b", per_template=40, seed=2, workers=1,
-                                           balanced_values=True)
+                                           balanced_values=True, design="paper")
     ranks = card.extra["balance"]["value_rank_share_percent"]["original"]
     assert all(15 <= share <= 35 for share in ranks.values()), ranks
     assert card.generator["params"]["balanced_values"] is True
@@ -179,7 +181,7 @@ def test_balanced_values_remove_the_rank_shortcut(tmp_path: Path) -> None:
 
 def test_intervened_scenes_are_rendered_on_request(tmp_path: Path) -> None:
     CvqaSyntheticGenerator.generate(tmp_path / "i", per_template=1, seed=0, workers=1,
-                                    intervened=True)
+                                    intervened=True, design="paper")
     data = load_dataset(tmp_path / "i")
     for orig, cf in data.pairs().values():
         path = cf.provenance["intervened_image"]

@@ -21,7 +21,7 @@ KEYS = ("id", "question", "choices", "target", "group", "pair_id", "role", "imag
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("rel") / "suite"
-    CvqaSyntheticGenerator.generate(out, per_template=3, seed=7, workers=1)
+    CvqaSyntheticGenerator.generate(out, per_template=3, seed=7, workers=1, design="paper")
     return out
 
 

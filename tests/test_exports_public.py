@@ -30,9 +30,9 @@ def rows(folder: Path) -> list[dict[str, object]]:
 
 
 def test_hf_and_lmms_rows_hold_the_public_view(kind_datasets, tmp_path: Path) -> None:  # noqa: F811
-    source = kind_datasets("multi-image")  # mucr-synthetic: meta.candidates names the answer
+    source = kind_datasets("multi-image")  # mucr-synthetic: meta.record, Exp's references
     data = load_dataset(source)
-    assert any("candidates" in i.meta for i in data.items)
+    assert any(set(MucrSuite.private_meta) & set(i.meta) for i in data.items)
     assert main(["export", str(source), "--format", "hf", "--out", str(tmp_path / "hf")]) == 0
     assert main(["export", str(source), "--format", "lmms-eval", "--out",
                  str(tmp_path / "lmms")]) == 0
@@ -85,3 +85,27 @@ def test_inspect_samples_hold_no_answer(kind_datasets) -> None:  # noqa: F811
     assert [s.target for s in whole] == [i.target for i in data.items]
     assert all((s.metadata or {})["item"]["id"] == i.id for s, i in zip(whole, data.items,
                                                                         strict=True))
+
+
+@pytest.mark.parametrize("kind", ["choice", "cfmm", "multi-image"])
+def test_answer_bearing_provenance_stays_out_of_exports_and_the_shown_fields(
+        kind: str, kind_datasets, tmp_path: Path) -> None:  # noqa: F811
+    """The shortcut-free designs of issue 41 record what rebuilds an answer: C-VQA's dealt
+    ranks of both questions, CFMM's dealt answer with whether it changes, MuCR's worlds behind
+    every picture. items.jsonl keeps them; no export and no field the audit reads as shown
+    carries them."""
+    from whatifbench.analysis.audit.exports import Shown, shown_views
+
+    source = kind_datasets(kind)
+    data = load_dataset(source)
+    held = {"choice": "dealt", "cfmm": "dealt", "multi-image": "images"}[kind]
+    assert all(held in i.provenance for i in data.items if i.kind == "choice")
+    if kind == "cfmm":
+        assert all("changed" in i.provenance["dealt"] for i in data.items)
+    assert main(["export", str(source), "--format", "hf", "--out", str(tmp_path / "hf")]) == 0
+    for row in rows(tmp_path / "hf"):
+        assert held not in json.loads(str(row["provenance"]))
+    views = shown_views(data.items, Shown(data.card.suite, data.card.name))
+    for name, (_, fields) in views.items():
+        text = json.dumps(fields)
+        assert f'"{held}"' not in text and '"world"' not in text, name

@@ -19,8 +19,9 @@ from whatifbench.analysis.audit.files import file_facts
 from whatifbench.scenes.model import Scene, SceneObject
 from whatifbench.scenes.palette import COLORS
 from whatifbench.scenes.render import encode_png, render, render_png
+from whatifbench.suites.cfmm.free import draw_free_plan, name_free
 from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
-from whatifbench.suites.cfmm.tpl_shape import draw_name_plan, shape_name
+from whatifbench.suites.cfmm.tpl_shape import shape_name
 from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
 from whatifbench.suites.mucr.synthetic.generate import MucrSyntheticGenerator
 
@@ -87,8 +88,12 @@ def _inks(design: str, draws: int = 600) -> dict[tuple[str, bool], list[float]]:
     rng = random.Random(44)
     out: dict[tuple[str, bool], list[float]] = {}
     while sum(len(v) for v in out.values()) < draws:
-        plan = draw_name_plan(False, rng, rng.randrange(2))
-        draw = shape_name(rng, False, plan if design == "shortcut-free" else None)
+        if design == "shortcut-free":  # cfmm.free: "as wide and as tall as the blue one"
+            changed = rng.random() < 0.5
+            plan = draw_free_plan("shape-name", changed, rng, rng.randrange(2), ("", ""))
+            draw = name_free(rng, changed, plan)
+        else:
+            draw = shape_name(rng, False)
         if draw is None:
             continue
         family, equal = draw.params["family"], draw.params["equal_sides"]

@@ -71,9 +71,10 @@ def dataset(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A C-VQA-Synthetic suite (100 images per template)."""
+    """A C-VQA-Synthetic suite of the paper design (100 images per template; its release
+    names say the template and number)."""
     out = tmp_path_factory.mktemp("syn") / "syn"
-    CvqaSyntheticGenerator.generate(out, per_template=100, seed=0, workers=1)
+    CvqaSyntheticGenerator.generate(out, per_template=100, seed=0, workers=1, design="paper")
     return out
 
 

@@ -129,10 +129,11 @@ def test_groups_share_kind_and_style_and_effects_are_computed(dataset: Path) -> 
         assert len(agents) == 4  # a different visual cue in each pair
     assert set(kinds) == {(k, s) for k in ("topple", "melt", "cut")
                           for s in ("flat", "outline")}
+    spent = data.card.generator["params"]["design"] == "shortcut-free"  # agents used up
     for item in cue_items:
         scene = item.provenance["scene"]
         cause = World.from_json(scene["cause"])
-        effect, events = consequence(cause, scene["agent"])
+        effect, events = consequence(cause, scene["agent"], spent=spent)
         assert effect == World.from_json(scene["effect"])
         assert [e.to_json() for e in events] == scene["events"]
         assert item.target not in [c for c in item.choices if c != item.target]

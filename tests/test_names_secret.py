@@ -110,9 +110,10 @@ def _earlier_keys(out: Path, generator: str) -> list[str]:
     private = read_private(out)
     keys = []
     for telling in private["images"].values():
-        if generator == "mucr-synthetic":  # 12-cause.png
-            number, part = str(telling).removesuffix(".png").split("-")
-            keys.append(f"image:{number}:{part}")
+        if generator == "mucr-synthetic":  # 12-cause.png (12-c2e-q-cause.png ...: new since
+            number, *key = str(telling).removesuffix(".png").split("-")  # the scheme was keyed)
+            if len(key) == 1:
+                keys.append(f"image:{number}:{key[0]}")
         elif generator == "cfmm-synthetic":  # count_000003.png
             category, index = str(telling).split("/")[-1].removesuffix(".png").split("_")
             keys.append(f"image:{category}:{int(index) - 1}")

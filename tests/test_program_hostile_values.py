@@ -41,9 +41,11 @@ VISPROG = {
 
 @pytest.fixture(scope="module")
 def syn(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """C-VQA-Synthetic, one image per template (12 items)."""
+    """C-VQA-Synthetic, one image per template (12 items; the paper design, whose items are
+    written in template order under the release's names, which the tests read)."""
     out = tmp_path_factory.mktemp("syn") / "ds"
-    lookup("generator", "cvqa-synthetic").obj.generate(out, per_template=1, seed=3, workers=1)
+    lookup("generator", "cvqa-synthetic").obj.generate(out, per_template=1, seed=3, workers=1,
+                                                       design="paper")
     return out
 
 

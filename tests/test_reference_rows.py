@@ -11,10 +11,13 @@ import pytest
 from util import png
 
 from whatifbench import api
+from whatifbench.analysis.audit.audit import audit_dataset
 from whatifbench.analysis.audit.chance import chance_accuracy, chance_per_item
 from whatifbench.analysis.audit.store import save_audit
 from whatifbench.core.dataset import DatasetWriter, load_dataset
 from whatifbench.core.item import Item
+from whatifbench.report.policies import EYES, FLIP, JOINT
+from whatifbench.report.policies import NOTE as POLICY_NOTE
 from whatifbench.report.reference import BLIND, CHANCE, references
 from whatifbench.report.render import tables_for
 from whatifbench.report.table import Cell, Table
@@ -77,7 +80,7 @@ def test_the_chance_row_is_the_expected_score_of_guessing_in_every_column(tmp_pa
     ds = mixed_dataset(tmp_path / "ds")
     items = list(load_dataset(ds).items)
     table = tables_for(_runs(ds))[0]
-    assert table.reference_rows == 1 and table.rows[-1][0] == CHANCE
+    assert table.reference_rows == 3 and [r[0] for r in table.rows[-3:]] == [CHANCE, EYES, FLIP]
     chance = dict(zip(table.flat_columns(annotated=False), _row(table, CHANCE), strict=True))
     per_item = dict(zip((i.id for i in items), chance_per_item(items), strict=True))
 
@@ -144,7 +147,8 @@ def test_the_blind_row_shows_the_audit_where_a_column_is_exactly_one_of_its_slic
              "interval": [25.0, 75.0], "flagged": False}],
         "pairs": {}})
     table = tables_for(runs)[0]
-    assert table.reference_rows == 2 and [r[0] for r in table.rows[-2:]] == [CHANCE, BLIND]
+    assert table.reference_rows == 4
+    assert [r[0] for r in table.rows[-4:]] == [CHANCE, BLIND, EYES, FLIP]
     blind = dict(zip(table.flat_columns(annotated=False), _row(table, BLIND), strict=True))
     assert _value(blind["all orig"]) == 25.0 and _value(blind["all cf (Δ)"]) == 58.3
     cell = blind["all cf (Δ)"]
@@ -199,7 +203,7 @@ def test_a_moved_dataset_is_found_through_roots_or_named(tmp_path: Path) -> None
     assert any(n.startswith("No reference rows: The dataset mixed is not at") and
                "--dataset-root" in n for n in lost.notes)
     found = tables_for(runs, roots=(moved.parent,))[0]
-    assert found.reference_rows == 1 and _row(found, CHANCE)
+    assert found.reference_rows == 3 and _row(found, CHANCE)
 
 
 def test_report_md_shows_the_reference_rows(tmp_path: Path) -> None:
@@ -257,3 +261,22 @@ def test_reference_rows_show_no_unparsed_share(tmp_path: Path) -> None:
     chance = next(r for r in table.rows if r[0] == CHANCE)
     assert chance[column] == "–"
     assert all(r[column] != "–" for r in table.rows[:len(runs)])  # the runs' own shares stay
+
+
+def test_paired_tables_show_the_eyes_references_and_the_joint_blind_guesser(tmp_path: Path
+                                                                            ) -> None:
+    """Issue 41: a paired suite's tables show what believing one's eyes and flipping them
+    score (exactly what builtin:ignore-premise and builtin:flip-eyes score as runs), and, once
+    audited, the pair-aware blind guesser's row."""
+    ds = mixed_dataset(tmp_path / "ds")
+    runs = _runs(ds, ("builtin:ignore-premise", "builtin:flip-eyes"))
+    table = tables_for(runs)[0]
+    for label, run in ((EYES, 0), (FLIP, 1)):
+        ran = [c for c in table.rows[run][1:] if isinstance(c, Cell)]
+        shown = [c for c in _row(table, label)[1:] if isinstance(c, Cell)]
+        assert [c.value for c in shown] == [c.value for c in ran], label
+    assert JOINT not in [r[0] for r in table.rows]
+    audit_dataset(ds)
+    joint = _row(tables_for(runs)[0], JOINT)
+    assert any(isinstance(c, Cell) for c in joint)
+    assert any(POLICY_NOTE == n for n in table.notes)

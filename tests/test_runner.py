@@ -238,10 +238,10 @@ def test_single_image_backend_gets_the_right_hint(tmp_path: Path) -> None:
     class OneImage(ConstantBackend):
         capabilities = Capabilities(generate=True, rank=True, multi_image=False)
 
-    with DatasetWriter(tmp_path / "ds") as w:
-        rels = [w.add_image(f"{k}.png", png((k * 60, 0, 0))) for k in range(2)]
-        w.add_item(Item("x", tuple(rels), "Which?", "choice", "A", ("A", "B")))
-        w.add_item(Item("y", tuple(rels), "Which?", "choice", "B", ("A", "B")))
+    with DatasetWriter(tmp_path / "ds") as w:  # two pictures each (a demonstration never
+        rels = [w.add_image(f"{k}.png", png((k * 60, 0, 0))) for k in range(4)]  # shows one
+        w.add_item(Item("x", tuple(rels[:2]), "Which?", "choice", "A", ("A", "B")))  # of the
+        w.add_item(Item("y", tuple(rels[2:]), "Which?", "choice", "B", ("A", "B")))  # item's)
         w.finish(name="m", suite="cvqa-synthetic", version="t", generator={}, seed=None)
     ds = load_dataset(tmp_path / "ds")
     store = RunStore(tmp_path / "s.sqlite")

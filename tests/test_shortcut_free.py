@@ -35,8 +35,8 @@ from whatifbench.suites.cfmm.generate import CfmmSyntheticGenerator
 from whatifbench.suites.cfmm.layout import COLORS
 from whatifbench.suites.cfmm.scenes import cfmm_synthetic
 from whatifbench.suites.cvqa.synthetic.generate import CvqaSyntheticGenerator
+from whatifbench.suites.cvqa.synthetic.planned import MOST_REMOVED, RANGES_FREE, _t5_possible
 from whatifbench.suites.cvqa.synthetic.scenes import cvqa_synthetic
-from whatifbench.suites.cvqa.synthetic.templates import RANGES
 
 CVQA = 30
 """Images per template (template slices of 60 items)."""
@@ -149,14 +149,22 @@ def test_cvqa_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None
                                           for p in pairs.values())
     for (group, role), counts in letters.items():
         assert max(counts.values()) - min(counts.values()) <= 1, (group, role, counts)
-        if role == "original":  # the right candidate's rank is dealt
-            assert max(ranks[group, role].values()) - min(ranks[group, role].values()) <= 1
+        # the right options' ranks are dealt, the counterfactual's on its own where the
+        # premise leaves the change open (templates 2 and 4 take the original's)
+        assert max(ranks[group, role].values()) - min(ranks[group, role].values()) <= 1
     for pair in pairs.values():
         orig, cf = pair["original"], pair["counterfactual"]
         template = orig.meta["template"]
-        (o_lo, o_hi), (c_lo, c_hi) = RANGES[template]
+        (o_lo, o_hi), (c_lo, c_hi) = RANGES_FREE[template]
         assert o_lo <= int(orig.target) <= o_hi and c_lo <= int(cf.target) <= c_hi
         n = cf.provenance["params"].get("n")
+        originals, cfs = [int(a) for a in orig.choices], [int(b) for b in cf.choices]
+        if template in (1, 3, 6):  # every original option can go with every counterfactual one
+            assert max(cfs) < min(originals), (originals, cfs)
+        if template in (1, 3):
+            assert max(originals) - min(cfs) <= MOST_REMOVED
+        if template == 5:
+            assert all(_t5_possible(a, b) and a != b for a in originals for b in cfs)
         if template in (2, 4):  # N is shown: every option is its original minus N
             assert sorted(int(a) - n for a in orig.choices) == sorted(int(b) for b in cf.choices)
             assert str(n) not in cf.choices
@@ -177,16 +185,16 @@ def test_cfmm_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None
     by_position: dict[tuple[str, int], Counter[str]] = defaultdict(Counter)
     offered: dict[str, Counter[str]] = defaultdict(Counter)
     same: dict[str, Counter[bool]] = defaultdict(Counter)
+    changed: dict[str, Counter[bool]] = defaultdict(Counter)
     for pair in pairs.values():
         basic, cf = pair["basic"], pair["counterfactual"]
         template = basic.meta["template"]
         same[template][basic.target_index == cf.target_index] += 1
-        if basic.group == "count":  # two candidate rows, each question in its own order
-            if cf.provenance["premise_kind"] in ("add", "remove", "paint-in", "paint-out"):
-                shift = {int(c) - int(b) for b, c in zip(sorted(basic.choices, key=int),
-                                                         sorted(cf.choices, key=int),
-                                                         strict=True)}
-                assert len(shift) == 1
+        changed[template][basic.target != cf.target] += 1
+        if basic.group == "count":  # every basic option can go with every counterfactual one
+            lower = cf.provenance["premise_kind"] in ("remove-color", "paint-out")
+            b, c = [int(x) for x in basic.choices], [int(x) for x in cf.choices]
+            assert (max(c) < min(b)) if lower else (min(c) > max(b)), (b, c)
         else:  # the same two options, each question in its own order
             assert set(basic.choices) == set(cf.choices)
         rank = sorted(basic.choices, key=lambda c: (len(c), c)).index(basic.target)
@@ -209,6 +217,10 @@ def test_cfmm_shortcut_free_options(suites: dict[tuple[str, str], Path]) -> None
             assert abs(2 * right - offered[template][color]) <= 2, (template, color)
     for template, counts in same.items():  # the same letter in half of each template's pairs
         assert abs(counts[True] - counts[False]) <= 4, (template, counts)
+    assert "direction-picture" not in changed  # its words say whether the answer changes
+    for template, counts in changed.items():  # the answer changes in half of the pairs
+        if not template.startswith("count"):  # (count: every counterfactual answer differs)
+            assert abs(counts[True] - counts[False]) <= 1, (template, counts)
 
 
 def test_cvqa_shortcut_free_is_byte_identical_across_worker_counts(
@@ -231,10 +243,15 @@ def test_the_scene_reader_reads_the_shortcut_free_suites(
 
 
 def test_cli_design_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    default = tmp_path / "default"  # cvqa-synthetic's default design is the paper's
-    assert main(["generate", "cvqa-synthetic", "--out", str(default), "--per-template", "12",
+    default = tmp_path / "default"  # every generator's default design is shortcut-free
+    assert main(["generate", "cvqa-synthetic", "--out", str(default), "--per-template", "2",
                  "--seed", "0", "--workers", "1"]) == 0
-    assert sha256_file(default / "items.jsonl") == RELEASE[12, 0, 1, False, False][0]
+    assert json.loads((default / "card.json").read_text())["generator"]["params"][
+        "design"] == "shortcut-free"
+    paper = tmp_path / "paper"
+    assert main(["generate", "cvqa-synthetic", "--out", str(paper), "--per-template", "12",
+                 "--seed", "0", "--workers", "1", "--design", "paper"]) == 0
+    assert sha256_file(paper / "items.jsonl") == RELEASE[12, 0, 1, False, False][0]
     out = tmp_path / "c"
     assert main(["generate", "cfmm-synthetic", "--out", str(out), "--per-category", "2",
                  "--design", "paper", "--workers", "1"]) == 0

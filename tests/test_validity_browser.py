@@ -20,6 +20,7 @@ from whatifbench.core.dataset import load_dataset
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.requests import Capabilities, Request, Response
 from whatifbench.models.base import Backend
+from whatifbench.report.policies import EYES, FLIP
 from whatifbench.report.reference import CHANCE
 from whatifbench.runner.ablation import GREY
 from whatifbench.runner.evaluate import RunOptions, evaluate
@@ -65,8 +66,9 @@ def test_reference_rows_gain_and_comparisons_in_the_page(page: Any, run_dir: Pat
     page.screenshot(path=str(tmp_path / "overview.png"), full_page=True)
     first = page.locator("table.results").first
     assert first.locator("tbody tr:not(.ref)").count() == 3
-    ref = first.locator("tbody tr.ref")
-    assert ref.count() == 1 and ref.locator("td").first.inner_text() == CHANCE
+    ref = first.locator("tbody tr.ref")  # chance, and a paired suite's eyes references
+    assert ref.locator("td:first-child").all_inner_texts() == [CHANCE, EYES, FLIP]
+    ref = ref.first
     assert "italic" in ref.locator("td").first.evaluate("e => getComputedStyle(e).fontStyle")
     ranked = page.locator("table.ranking tbody tr.ref td").all_inner_texts()
     assert ranked[1:3] == [CHANCE, "25.0"]  # chance on the ranking's metric

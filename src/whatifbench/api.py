@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from whatifbench.core.dataset import Dataset, load_dataset
+from whatifbench.core.design import DEFAULT_DESIGN
 from whatifbench.core.fsutil import can_write, scratch_dir
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import lookup
@@ -38,6 +39,7 @@ __all__ = [
     "applicable",
     "default_dataset",
     "default_suite",
+    "ensure_audit",
     "evaluate",
     "load_dataset",
     "open_executor",
@@ -50,7 +52,7 @@ DEFAULT_MODELS = ("builtin:random", "builtin:constant", "builtin:ignore-premise"
                   "builtin:scene-reader")
 """The built-in models evaluated by ``whatif run`` with no arguments."""
 
-DEFAULT_SUITE = (GENERATOR, {"per_template": 50}, 0)
+DEFAULT_SUITE = (GENERATOR, {"per_template": 50, "design": DEFAULT_DESIGN}, 0)
 """(generator, parameters, seed) of the small suite ``whatif run`` uses by default."""
 
 
@@ -96,6 +98,26 @@ def generated_dataset(name: str, params: Mapping[str, Any], seed: int,
         log(f"Generating {name} into {spare} for this run ($WHATIF_HOME cannot keep it) ...")
     lookup("generator", name).obj.generate(spare, seed=seed, overwrite=True, **params, **extra)
     return load_dataset(spare, verify=True)
+
+
+def ensure_audit(dataset: Dataset, log: Callable[[str], None] | None = None) -> bool:
+    """Audit ``dataset`` once (``whatif audit``, cached by its items' hash), so that its
+    tables get the blind rows; ``False`` (said to ``log``) when it cannot be audited."""
+    from whatifbench.analysis.audit.store import load_audit
+
+    if load_audit(dataset.items_sha256) is not None:
+        return True
+    from whatifbench.analysis.audit.audit import audit_dataset
+
+    if log:
+        log(f"Auditing {dataset.root} (once): the blind rows of its tables ...")
+    try:
+        audit_dataset(dataset.root)
+    except WhatifError as exc:
+        if log:
+            log(f"No blind row: {exc}")
+        return False
+    return True
 
 
 def default_suite(log: Callable[[str], None] | None = None, progress: bool = False) -> Path:

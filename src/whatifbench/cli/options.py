@@ -7,7 +7,7 @@ import argparse
 import contextlib
 from typing import Any
 
-from whatifbench.core.design import DESIGNS
+from whatifbench.core.design import DEFAULT_DESIGN, DESIGNS
 from whatifbench.errors import WhatifError
 from whatifbench.models.make import merge_values, parse_model_args
 from whatifbench.runner.executors.config import EXECUTORS, ExecutorConfig, JobMap, Resources
@@ -95,13 +95,14 @@ def model_args_from(args: argparse.Namespace, option: str = "model") -> dict[str
     return model_args
 
 
-def add_design_argument(parser: argparse.ArgumentParser, default: str, doc: str) -> None:
-    """``--design paper|shortcut-free`` with ``default``; ``doc`` says what shortcut-free
-    changes for this generator."""
+def add_design_argument(parser: argparse.ArgumentParser, doc: str) -> None:
+    """``--design paper|shortcut-free``, default ``core.design.DEFAULT_DESIGN`` (the same for
+    every generator); ``doc`` says what shortcut-free changes for this generator."""
     parser.add_argument(
-        "--design", choices=DESIGNS, default=default,
-        help=f"paper: the release's distribution (its text-only shortcuts included); "
-             f"shortcut-free: {doc} (default {default})")
+        "--design", choices=DESIGNS, default=DEFAULT_DESIGN,
+        help=f"shortcut-free (the default of every generator): {doc}; paper: the release's "
+             "distribution, its shortcuts included (to compare with the release, not to "
+             "measure models)")
 
 
 def add_secret_argument(parser: argparse.ArgumentParser) -> None:

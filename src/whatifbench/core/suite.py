@@ -128,9 +128,12 @@ class Suite(SuiteContract, ABC):
         return item.target
 
     def may_demonstrate(self, demo: Item, item: Item) -> bool:
-        """Whether ``demo`` may be the one-shot demonstration of ``item`` (never its own pair;
-        suites add their own exclusions)."""
-        return demo.id != item.id and (demo.pair_id is None or demo.pair_id != item.pair_id)
+        """Whether ``demo`` may be the one-shot demonstration of ``item``: never an item of
+        its own pair or set, nor one that shows any of its pictures (another question about
+        the same scene, whose answer may tell the item's); suites add their own
+        exclusions."""
+        return demo.id != item.id and (demo.pair_id is None or demo.pair_id != item.pair_id) \
+            and not set(demo.images) & set(item.images)
 
     def explain(self, item: Item) -> str | None:
         """A short reasoning for one-shot-CoT demonstrations, or ``None`` if unknown."""

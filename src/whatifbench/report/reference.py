@@ -33,8 +33,11 @@ from whatifbench.report.memo import (
     table_back,
     table_json,
 )
+from whatifbench.report.policies import JOINT_NOTE, joint_row, policy_rows
+from whatifbench.report.policies import NOTE as POLICY_NOTE
 from whatifbench.report.reference_runs import (
     PROTOCOLS,
+    Answer,
     chance_tables,
     probe_tables,
     pseudo_run,
@@ -67,6 +70,9 @@ class References:
     blind_tables: tuple[Table, ...] = ()
     """The suite's tables for the blind row: the audit's per-item blind outcomes scored as a
     run by the suite's own metrics, so that every table of runs gets the row."""
+    rows: tuple[tuple[str, tuple[Table, ...]], ...] = ()
+    """More labelled reference rows (``report.policies``): the believe-your-eyes and flip
+    references of paired suites, the audit's pair-aware blind guesser."""
 
 
 def whole_dataset(runs: Sequence[RunResult]) -> bool:
@@ -154,7 +160,8 @@ def _encode(ref: References) -> dict[str, Any]:
     return {"chance": [table_json(t) for t in ref.chance],
             "blind": [[title, r, c, cell_json(cell)] for (title, r, c), cell in ref.blind.items()],
             "notes": list(ref.notes), "headline": ref.headline,
-            "blind_tables": [table_json(t) for t in ref.blind_tables]}
+            "blind_tables": [table_json(t) for t in ref.blind_tables],
+            "rows": [[label, [table_json(t) for t in tables]] for label, tables in ref.rows]}
 
 
 def _decode(obj: dict[str, Any]) -> References:
@@ -162,7 +169,9 @@ def _decode(obj: dict[str, Any]) -> References:
                       {(str(t), int(r), int(c)): cell_back(cell)
                        for t, r, c, cell in obj["blind"]},
                       tuple(obj["notes"]), obj["headline"],
-                      tuple(table_back(t) for t in obj["blind_tables"]))
+                      tuple(table_back(t) for t in obj["blind_tables"]),
+                      tuple((str(label), tuple(table_back(t) for t in tables))
+                            for label, tables in obj.get("rows", [])))
 
 
 def _audit_stamp(sha: str) -> tuple[int, int, int] | None:
@@ -189,6 +198,13 @@ def _references(suite_name: str, dataset: str, items: Sequence[Item],
         "No chance row: the questions' options give too many combinations to enumerate."]
     blind: dict[tuple[str, int, int], Cell] = {}
     blind_tables: list[Table] = []
+
+    def labelled(label: str, answer: Answer) -> list[Table]:
+        return answer_tables(suite, items, dataset, label, answer)
+
+    rows = policy_rows(suite, items, labelled)
+    if rows:
+        notes.append(POLICY_NOTE)
     if audit is None:
         notes.append(f"No blind row: this dataset has not been audited; run 'whatif audit "
                      f"{where}' and report again to add the text-only baseline.")
@@ -205,7 +221,12 @@ def _references(suite_name: str, dataset: str, items: Sequence[Item],
             f"blind = the text-only baseline of 'whatif audit' (question and options, no image), "
             f"{_num(overall.get('accuracy'))} % over all {overall.get('n')} items of the dataset "
             f"(chance {_num(overall.get('chance'))} %); shown {where_shown}.")
-    return References(tuple(chance or ()), blind, tuple(notes), headline, tuple(blind_tables))
+        joint = joint_row(audit, labelled)
+        if joint:
+            rows += joint
+            notes.append(JOINT_NOTE)
+    return References(tuple(chance or ()), blind, tuple(notes), headline, tuple(blind_tables),
+                      tuple((label, tuple(t)) for label, t in rows))
 
 
 def per_item_blind(audit: dict[str, Any]) -> dict[str, bool] | None:
@@ -231,8 +252,15 @@ def blind_run_tables(suite: Any, items: Sequence[Item], dataset: str,
         wrong = next((c for c in item.choices if c != item.target), None)
         return wrong, False
 
+    return answer_tables(suite, items, dataset, BLIND, answer)
+
+
+def answer_tables(suite: Any, items: Sequence[Item], dataset: str, label: str,
+                  answer: Answer) -> list[Table]:
+    """The suite's tables of one pseudo-run labelled ``label`` answering each item with
+    ``answer`` (with bootstrap intervals; text that changes with the protocol left blank)."""
     def tables(protocol: dict[str, Any], intervals: bool) -> list[Table]:
-        spec = {"model_name": BLIND, "protocol": protocol}
+        spec = {"model_name": label, "protocol": protocol}
         return suite_tables(suite, [pseudo_run(suite, items, dataset, spec, answer, intervals)])
 
     # Text that changes with the protocol (a prompt column) describes a run, not the baseline.
@@ -315,11 +343,12 @@ def with_references(tables: Sequence[Table], runs: Sequence[RunResult],
             for r, row in enumerate(mine.rows):
                 if any((mine.title, r, c) in ref.blind for c in range(len(row))):
                     rows.append((BLIND, *_blind_row(row, r, mine.title, ref.blind)[1:], *pad))
-        seen = next((t for t in ref.blind_tables if t.title == table.title
-                     and t.columns == table.columns[:len(t.columns)]), None)
-        if seen is not None and any(isinstance(x, Cell) for row in seen.rows for x in row):
-            pad = ("",) * (len(table.columns) - len(seen.columns))
-            rows += [(BLIND, *row[1:], *pad) for row in seen.rows]
+        for label, made in ((BLIND, ref.blind_tables), *ref.rows):
+            seen = next((t for t in made if t.title == table.title
+                         and t.columns == table.columns[:len(t.columns)]), None)
+            if seen is not None and any(isinstance(x, Cell) for row in seen.rows for x in row):
+                pad = ("",) * (len(table.columns) - len(seen.columns))
+                rows += [(label, *row[1:], *pad) for row in seen.rows]
         if rows or not ref.chance:  # the rows, or why there are none
             table = dataclasses.replace(table, rows=(*table.rows, *rows),
                                         notes=(*table.notes, *ref.notes),

@@ -17,7 +17,10 @@ Physics is deliberately simple and exact on the integer grid:
 
 ``consequence(world, agent)`` applies one agent's action and settles; an agent with nothing to
 act on (a ball at rest, a flame without ice near it, scissors away from every rope) changes
-nothing. ``Event`` records say what happened, for explanations.
+nothing. With ``spent=True`` a flame that melted something burns out and scissors that cut
+something are used up: they are gone from the effect (``SPENT``; the shortcut-free design of
+mucr-synthetic, where every candidate picture must differ from the question's picture as much
+as the right one does). ``Event`` records say what happened, for explanations.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ STUB = 8
 """Length of the piece of a cut rope that stays on the beam."""
 SURFACES = ("ground", "block", "ice", "puddle")
 """Kinds a falling body can land on."""
+SPENT = ("flame", "scissors")
+"""Agents that are gone once they have acted, under ``consequence(..., spent=True)``."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,8 @@ class Event:
     """One thing that happened to a body."""
 
     what: str
-    """``toppled``, ``melted``, ``cut``, ``fell`` or ``stopped``."""
+    """``toppled``, ``melted``, ``cut``, ``fell``, ``stopped`` or ``spent`` (an agent used
+    up)."""
     body: str
     """Id of the body it happened to."""
     onto: str | None = None
@@ -192,11 +198,17 @@ ACTIONS = {"ball": topple, "flame": melt, "scissors": cut}
 """What each kind of agent does."""
 
 
-def consequence(world: World, agent_id: str) -> tuple[World, list[Event]]:
-    """The world after the agent acts and everything settles, and what happened."""
+def consequence(world: World, agent_id: str, spent: bool = False
+                ) -> tuple[World, list[Event]]:
+    """The world after the agent acts and everything settles, and what happened (``spent``:
+    a flame or scissors that acted is gone afterwards)."""
     agent = world.get(agent_id)
     action = ACTIONS.get(agent.kind)
     events: list[Event] = []
     if action is None or (agent.kind == "ball" and not agent.facing):
         return world, events
-    return action(world, agent, events), events
+    after = action(world, agent, events)
+    if spent and events and agent.kind in SPENT:
+        events.append(Event("spent", agent_id))
+        after = after.with_bodies(b for b in after.bodies if b.id != agent_id)
+    return after, events

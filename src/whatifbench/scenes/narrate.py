@@ -84,7 +84,8 @@ def explain(cause: World, agent_id: str, effect: World,
         cause_text = (f"{_article(agent).capitalize()} burns beside {_blocks(melted)}, which "
                       f"holds up {what}.")
         effect_text = (f"The ice has melted into a puddle and {what} "
-                       f"{'have' if many else 'has'} dropped onto {landing}.")
+                       f"{'have' if many else 'has'} dropped onto {landing}."
+                       + (" The flame has burnt out." if _spent(events) else ""))
         link = (f"The heat of the {agent.color} flame melts the ice, so {what} "
                 + ("lose their support and fall." if many else "loses its support and falls."))
         return cause_text, effect_text, link
@@ -94,12 +95,17 @@ def explain(cause: World, agent_id: str, effect: World,
         below = _landing(effect, fell[0].onto) if fell else "the ground"
         cause_text = (f"{_article(agent).capitalize()} is about to cut the rope that holds "
                       f"{name} above {below}.")
-        effect_text = f"The rope has been cut and {name} has fallen onto {below}."
+        effect_text = (f"The rope has been cut and {name} has fallen onto {below}."
+                       + (" The scissors are gone." if _spent(events) else ""))
         link = (f"The {agent.color} scissors cut the rope, so {name} loses its support and "
                 f"falls until it lands on {below}.")
         return cause_text, effect_text, link
     return (f"{_article(agent).capitalize()} is in the scene.", "Nothing has changed.",
             f"{phrase(agent).capitalize()} does not change anything.")
+
+
+def _spent(events: Sequence[Event]) -> bool:
+    return any(e.what == "spent" for e in events)
 
 
 def captions(cause: World, agent_id: str, events: Sequence[Event]) -> tuple[str, str]:

@@ -19,12 +19,15 @@ import numpy as np
 
 from whatifbench.analysis.audit.baselines import BASELINES, blind_baselines
 from whatifbench.analysis.audit.chance import chance_per_item
+from whatifbench.analysis.audit.cross import HARNESS, other_items
 from whatifbench.analysis.audit.decode import OPAQUE, decode, facts_of
 from whatifbench.analysis.audit.exports import Shown
 from whatifbench.analysis.audit.features import build_features
 from whatifbench.analysis.audit.flags import apply_flags
+from whatifbench.analysis.audit.joint import joint_entry, joint_guess
+from whatifbench.analysis.audit.metadata import meta_view
 from whatifbench.analysis.audit.pairs import pair_rules
-from whatifbench.analysis.audit.probe_results import metadata_probes
+from whatifbench.analysis.audit.probe_results import metadata_probes, probe_entry
 from whatifbench.analysis.audit.slices import check_keys, slice_keys, slices, summary
 from whatifbench.analysis.audit.store import AUDIT_VERSION, load_audit, save_audit
 from whatifbench.analysis.audit.text import closed_choices
@@ -61,7 +64,8 @@ def audit_items(items: Sequence[Item], card: Card | None = None,
     try:
         import sklearn  # noqa: F401
     except ImportError:
-        raise WhatifError('The audit needs scikit-learn: pip install "whatifbench[audit]".') \
+        raise WhatifError("The audit needs scikit-learn, a dependency of whatifbench that is "
+                          "missing here: pip install scikit-learn.") \
             from None
     chosen = [item for item in items if audited(item)]
     keys = [item.unit for item in chosen]
@@ -80,7 +84,13 @@ def audit_items(items: Sequence[Item], card: Card | None = None,
         baselines[name] = {"accuracy": percent(hits, len(chosen)),
                            "interval": list(wilson_ci(hits, len(chosen)))}
     shown = Shown() if card is None else Shown(card.suite, card.name)
-    probes, letters = metadata_probes(chosen, shown, decoded_names(chosen, card), root)
+    decoded = decoded_names(chosen, card)
+    probes, letters = metadata_probes(chosen, shown, decoded, root)
+    view = meta_view(chosen, decoded)
+    joint = joint_guess(view)
+    probes.append(joint_entry(view, joint))
+    probes.append({**probe_entry(view, other_items(view, items)), "harness": HARNESS})
+    position = {item.id: k for k, item in enumerate(view.items)}
     return apply_flags({
         "blind": {"accuracy": overall["blind"], "chance": overall["chance"],
                   "n": overall["n"], "interval": overall["interval"],
@@ -92,8 +102,16 @@ def audit_items(items: Sequence[Item], card: Card | None = None,
         "pairs": {**pair_rules(items), "letters": letters},
         "probes": probes,
         "per_item": {"ids": [i.id for i in chosen], "blind": [int(x) for x in right],
-                     "chance": [round(c, 6) for c in chance_per_item(chosen)]},
+                     "chance": [round(c, 6) for c in chance_per_item(chosen)],
+                     "joint": [_joint_outcome(joint.per_item, position.get(i.id))
+                               for i in chosen]},
     })
+
+
+def _joint_outcome(per_item: dict[int, bool], position: int | None) -> int:
+    """1/0: the joint guess of the item's pair is right/wrong on it; −1: not in a pair."""
+    found = per_item.get(position) if position is not None else None
+    return -1 if found is None else int(found)
 
 
 def decoded_names(items: Sequence[Item], card: Card | None) -> dict[str, str]:
@@ -157,10 +175,14 @@ def flagged_slices(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [s for s in result["slices"] if s.get("flagged")]
 
 
-def flagged_probes(result: dict[str, Any]) -> list[str]:
-    """The flagged metadata probes and probe slices, as ``probe`` or ``probe: key=value``."""
+def flagged_probes(result: dict[str, Any], whole_dataset: bool = False) -> list[str]:
+    """The flagged metadata probes and probe slices, as ``probe`` or ``probe: key=value``;
+    probes of what only a whole-dataset reader sees (``cross.HARNESS``) only with
+    ``whole_dataset``."""
     out = []
     for probe in result.get("probes") or []:
+        if probe.get("harness") == HARNESS and not whole_dataset:
+            continue
         if probe.get("flagged"):
             out.append(probe["name"])
         out += [f"{probe['name']}: {s['key']}={s['value']}" for s in probe.get("slices") or []

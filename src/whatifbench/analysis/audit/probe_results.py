@@ -20,7 +20,7 @@ from whatifbench.core.item import Item
 
 PROBES = ("file names", "ids", "group decode", "member order", "letter relation",
           "constant letter", "fields", "export hf/lmms-eval", "export vlmevalkit",
-          "export inspect", "file structure")
+          "export inspect", "file structure", "joint guess", "other items")
 """Every metadata probe, in the order reported (``file structure`` only when the dataset's
 folder is known)."""
 

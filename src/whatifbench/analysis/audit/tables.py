@@ -19,11 +19,14 @@ PAIR_NOTE = ("Reported, not flagged: where a rule holds, a model that perceives 
 PROBE_NOTE = ("Metadata probes read what a harness could show besides the question text (file "
               "names and ids, also as public facts decode them; groups, member order, letters; "
               "the items' public metadata and provenance; every export's columns; the image "
-              "files' structure), scored out of fold (folds grouped by "
-              "pair and shared image); n = items (pairs for 'constant letter') they could read "
-              "anything on; control = the same probe with that metadata moved to other items "
-              "of the same type (what it says about the dataset, not about an item's answer). "
-              "Flagged slices are listed under the table.")
+              "files' structure), scored out of fold (folds grouped by pair and shared image); "
+              "n = items (pairs for 'constant letter' and 'joint guess', whose chance is the "
+              "joint chance: 1 / the pair's answers that keep every relation its group's pairs "
+              "all keep) they could read anything on; control = the same probe with that "
+              "metadata moved to other items of the same type (what it says about the dataset, "
+              "not about an item's answer). 'other items' reads what only a reader of the whole "
+              "dataset sees (other questions, pictures, lines): flagged, it leaves --strict "
+              "alone. Flagged slices are listed under the table.")
 
 
 def _interval(values: Any) -> str:
@@ -110,7 +113,8 @@ def probe_table(result: dict[str, Any]) -> Table | None:
         rows.append((p["name"], str(p["n"]), fmt(p["accuracy"]), _interval(p["interval"]),
                      fmt(p["chance"]), fmt(p.get("control")), _p(p.get("p_holm")),
                      *_seeds_cell(p),
-                     "FLAGGED" if p.get("flagged") else
+                     ("FLAGGED" + (" (whole-dataset reader)" if p.get("harness") else ""))
+                     if p.get("flagged") else
                      (f"{len(slices)} slice(s)" if slices else "")))
         if slices:
             flagged_notes.append(f"{p['name']} flagged on: " + "; ".join(

@@ -1,8 +1,11 @@
 """Where audit results are kept: one JSON file per dataset under ``$WHATIF_HOME/audit/``, keyed by
 the sha256 of the dataset's ``items.jsonl`` (the audit reads only the items: questions, options,
-answers, pairs, ids, image file names and metadata) and the audit's version (2: the metadata
-probes and Holm-corrected flags; 3: the fields, export, file structure probes and names
-decoded with public facts). ``whatif audit`` writes it, sealed with the sha256 of its content;
+answers, pairs, ids, image file names and metadata; the file structure probe also the images
+the card's hashes cover) and the audit's version (2: the metadata probes and Holm-corrected
+flags; 3 was written by two branches of issue 41 apart, one with the joint guess and other
+items probes and ``per_item.joint``, the other with the fields, export and file structure
+probes and names decoded with public facts; 4: both, so that neither kind of version-3 file is
+read for the other). ``whatif audit`` writes it, sealed with the sha256 of its content;
 reports, which only read, show its blind accuracy as a reference row when it is there.
 
 A cached audit is read through its schema (``AuditCache``: the parts reports and ``whatif
@@ -26,7 +29,7 @@ from whatifbench.core.records.schema import Range, SchemaError, parse
 from whatifbench.core.records.spec import Count, Percent
 from whatifbench.errors import WhatifError
 
-AUDIT_VERSION = "3"
+AUDIT_VERSION = "4"
 """Changes whenever what the audit computes changes, so older cached results are not read."""
 
 
@@ -57,6 +60,9 @@ class PerItem(TypedDict, total=False):
 
     ids: list[str]
     blind: list[bool | Annotated[int, Range(0, 1)]]
+    chance: list[Annotated[float, Range(0, 1)]]
+    joint: list[Annotated[int, Range(-1, 1)]]
+    """The pair-aware guess right (1) or wrong (0) on the item; −1: not in a pair."""
 
 
 class AuditCache(TypedDict, total=False):

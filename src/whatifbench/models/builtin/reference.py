@@ -1,4 +1,5 @@
-"""Reference models without weights: random, constant, ignore-premise."""
+"""Reference models without weights: random, constant, ignore-premise (believes its eyes),
+flip-eyes (flips what it sees)."""
 
 from __future__ import annotations
 
@@ -74,8 +75,12 @@ class IgnorePremiseBackend(ProgramBackend):
     def answer(self, item: Item, request: Request) -> str | None:
         if item.role in ("original", "basic"):
             return item.target
-        if item.role != "counterfactual":
-            return None
+        return self.seen(item) if item.role == "counterfactual" else None
+
+    def seen(self, item: Item) -> str | None:
+        """What perfect eyes answer to a counterfactual item: its original's answer, or the
+        option closest to it when that is not offered (``None``: no original, or no option
+        to compare with)."""
         seen = getattr(self, "_factual", {}).get(item.pair_id)
         if seen is None:
             return None
@@ -86,3 +91,38 @@ class IgnorePremiseBackend(ProgramBackend):
             return min(item.choices, key=lambda c: (abs(float(c) - float(seen)), c))
         except ValueError:
             return None
+
+
+@register("backend", "builtin:flip-eyes")
+class FlipEyesBackend(IgnorePremiseBackend):
+    """Answers originals correctly and each counterfactual with another option than its eyes.
+
+    The other half of the believe-your-eyes reference: a reader with perfect eyes that takes
+    every premise to change the answer, without working out how. A counterfactual of two
+    options (or yes/no) gets the option ``builtin:ignore-premise`` does not choose; one of K
+    options gets one of the other K − 1, drawn per item (-M seed=N, default 0); an open answer
+    (a number without options) has no other option, and it abstains. Where a design makes the
+    counterfactual answer equal the original's as often as it makes it another option (1/K of
+    the pairs), both references score chance on the counterfactual questions.
+    """
+
+    arg_names = frozenset({"delay", "seed"})
+
+    @property
+    def version(self) -> str:
+        return "1"
+
+    def answer(self, item: Item, request: Request) -> str | None:
+        if item.role in ("original", "basic"):
+            return item.target
+        if item.role != "counterfactual":
+            return None
+        seen = self.seen(item)
+        if seen is None:
+            return None
+        if item.kind == "yes-no" and not item.choices:
+            return {"yes": "no", "no": "yes"}.get(seen.strip().lower())
+        others = [c for c in item.choices if c != seen]
+        if not others:
+            return None
+        return others[int(seeded_unit(self.args.get("seed", 0), item.id) * len(others))]

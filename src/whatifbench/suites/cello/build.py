@@ -44,6 +44,16 @@ from whatifbench.suites.cello.images import available_ids, check_folder, copy_im
 VERSION = "1"
 DEFAULT_PER_TASK = 100
 
+WHOLE_DATASET = (
+    "What a reader of the whole dataset can infer (a harness that asks one item at a time shows "
+    "none of it; few-shot demonstrations never come from an item's own set or picture): a "
+    "contrast set's members (one pair id) always have different answers, so a guess of the set "
+    "as a whole is right on half of the Yes/No sets, 1/6 of the three-option and 1/24 of the "
+    "four-option sets (the chance of the all-right metric); the other questions about the "
+    "same picture name its objects, among them the answers of multiple-choice questions "
+    "(whatif audit: the 'other items' probe).")
+"""``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
+
 
 def question_item(q: Question, data_id: int, image: str, size: tuple[int, int],
                   seed: int) -> Item:
@@ -151,6 +161,7 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
             if rewriter is not None else None}
         if design != PAPER:
             extra["contrast"] = result.contrast
+            extra["whole_dataset_reader"] = WHOLE_DATASET
             counts["by_task"] = {t: counts["by_task"].get(t, 0) for t in tasks}  # zeros too
         params = {"scene_graphs": scene_graphs.name,
                   "scene_graphs_sha256": sha256_file(scene_graphs),
@@ -198,7 +209,7 @@ class CelloBuilder:
         parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
         parser.add_argument("--task", action="append", dest="tasks", metavar="NAME",
                             help="build only this task type (repeatable; default all twelve)")
-        add_design_argument(parser, SHORTCUT_FREE,
+        add_design_argument(parser,
                             "every question is asked about two (Yes/No) or four (multiple "
                             "choice) images that answer it differently, with the same options")
         add_model_arguments(parser, required=False,

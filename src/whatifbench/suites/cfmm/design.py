@@ -1,17 +1,20 @@
 """The shortcut-free design of CFMM-Synthetic: what the text shows and the right answer are
 fixed before the scene (``scenes.options``), and the right answers are dealt in balanced shares.
 
-Two kinds of templates:
+Every template the design keeps draws a plan first (the premise, the shapes, colours and
+numbers the text names, and the right answers from the dealt indexes), which it keeps while
+scenes are drawn (``fixed``): count and size (``PLANS``), and the colour, shape and direction
+templates of ``cfmm.free``, whose premises leave the answer open until the picture is read.
+Colour pairs get a dealt (answer, other option) colour pair: every colour is right as often as
+it is offered wrong.
 
-- **Planned** (``PLANS``): count, size, shape-aspect and shape-name draw a plan first (the
-  premise, the shapes, colours and numbers the text names, and the right answer from the dealt
-  index), which the template keeps while scenes are drawn (``fixed``).
-- **Symmetric** (``SYMMETRIES``): in colour, direction and shape-pointing pairs, swapping
-  colour names everywhere, reflecting every position across the asked axis, or turning the
-  triangle round maps every valid pair to an equally likely valid pair with the same text and
-  the other answer. These are drawn as in the paper design; then, when the basic answer is
-  not the dealt one, the symmetry is applied (``adjust``). Colour pairs get a dealt (answer,
-  other option) colour pair: every colour is right as often as it is offered wrong.
+**Symmetric** draws (``SYMMETRIES``, ``adjust``): in colour, direction and shape-pointing pairs,
+swapping colour names everywhere, reflecting every position across the asked axis, or turning
+the triangle round maps every valid pair to an equally likely valid pair with the same text
+and the other answer; such a pair, drawn as in the paper design, is turned into its twin when
+its basic answer is not the dealt one. The design no longer draws its pairs this way (their
+premises told whether the answer changes); only a lone ``direction-picture`` pair, which the
+design leaves out, still is.
 
 Dealt answers (``deal_answers``): per template and "the answer changes", the index of the
 right basic option (0 = yes, the first-named object, the smaller count, up / left, the
@@ -30,7 +33,6 @@ from whatifbench.scenes.options import deal_by, deal_pairs
 from whatifbench.scenes.verbal import SIDE_WORDS
 from whatifbench.suites.cfmm import tpl_count, tpl_size
 from whatifbench.suites.cfmm.layout import COLORS
-from whatifbench.suites.cfmm.tpl_shape import draw_aspect_plan, draw_name_plan
 
 PLANS: dict[str, Callable[[bool, random.Random, int], Any]] = {
     "count-shapes": lambda changed, rng, answer: tpl_count.draw_plan(
@@ -41,8 +43,6 @@ PLANS: dict[str, Callable[[bool, random.Random, int], Any]] = {
         "size-yes-no", changed, rng, answer),
     "size-which": lambda changed, rng, answer: tpl_size.draw_plan(
         "size-which", changed, rng, answer),
-    "shape-aspect": draw_aspect_plan,
-    "shape-name": draw_name_plan,
 }
 """Templates planned before their scene: plan(changed, rng, dealt answer index)."""
 COLOR_TEMPLATES = ("color-swap", "color-match", "color-extreme")

@@ -170,7 +170,9 @@ def pair_problems(draw: Draw, premise: Premise, after: Scene, answers: tuple[str
             problems.append("another reading of the premise gives another answer")
     for text, offered in ((draw.basic, options[0]), (draw.question(premise), options[1]),
                           (premise.text, options[1])):
-        if singles_out(text, offered):
+        # a planned pair's answers are dealt whatever the words name (each option named as
+        # often right as wrong): naming one of them gives nothing away
+        if draw.offered is None and singles_out(text, offered):
             problems.append(f"{text!r} names one of the options {offered}")
     return problems
 

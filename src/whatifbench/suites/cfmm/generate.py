@@ -19,15 +19,16 @@ from whatifbench.cli.options import (
     generator_jobs,
 )
 from whatifbench.core.card import Card
+from whatifbench.core.contract import Demo
 from whatifbench.core.dataset import DatasetWriter
-from whatifbench.core.design import SHORTCUT_FREE, check_design
+from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
-from whatifbench.scenes.options import deal
+from whatifbench.scenes.options import deal, deal_by
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cfmm.design import deal_answers
 from whatifbench.suites.cfmm.layout import CANVAS
@@ -36,16 +37,34 @@ from whatifbench.suites.cfmm.scenes import CfmmSyntheticScenes
 from whatifbench.suites.cfmm.synth import (
     CATEGORIES,
     GENERATOR,
-    TEMPLATES,
     VERSION,
     Built,
     Job,
     build,
+    templates_of,
 )
 from whatifbench.suites.cvqa.synthetic.generate import default_workers
 
 DEFAULT_CHANGED = 80.0
-"""Default share (percent) of pairs whose counterfactual answer differs from the basic one."""
+"""The paper design's default share (percent) of pairs whose counterfactual answer differs
+from the basic one."""
+FREE_CHANGED = 50.0
+"""The shortcut-free design's default share: believing what you see and flipping it score the
+same (chance), and at this share the answer changes in exactly half of every template's pairs
+(the count templates: the right counterfactual option has the other rank than the basic
+one in half of them)."""
+
+WHOLE_DATASET = (
+    "What a reader of the whole dataset can infer (a harness that asks one item at a time shows "
+    "none of it; few-shot demonstrations never come from an item's own pair or picture): each "
+    "picture has a basic and a counterfactual question (one pair id) whose options relate only "
+    "as the premise allows (every pairing possible), so a guess of the pair as a whole is right "
+    "a quarter of the time; nothing of another pair. images/intervened/ shows every "
+    "counterfactual scene (provenance.intervened_image): keep it, and the items' provenance, "
+    "out of what a model sees (exports leave both out unless --with-answers). File names and "
+    "ids are keyed by a secret kept out of the dataset, items.jsonl is in id order and the "
+    "images are written in name order with one time: neither says which picture is which.")
+"""``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
 
 
 def _rng(seed: int, *parts: object) -> random.Random:
@@ -53,20 +72,28 @@ def _rng(seed: int, *parts: object) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
-def plan(per_category: int, seed: int, changed_percent: float = DEFAULT_CHANGED,
+def plan(per_category: int, seed: int, changed_percent: float | None = None,
          design: str = SHORTCUT_FREE, namer: Namer | None = None) -> list[Job]:
     """Every pair to make. Per category, the templates, which pairs change their answer
-    (exactly ``round(per_category × changed_percent / 100)``), the correct option positions
+    (exactly ``round(per_category × changed_percent / 100)``; the shortcut-free design at its
+    default ``FREE_CHANGED``: half of every template's pairs), the correct option positions
     (half A, half B per role) and, for the shortcut-free design, the right answers
     (``design.deal_answers``) are dealt here, before any work is split; ``namer`` gives the
     shortcut-free design's opaque names."""
+    if changed_percent is None:
+        changed_percent = DEFAULT_CHANGED if design == PAPER else FREE_CHANGED
     jobs = []
     for category in CATEGORIES:
-        n_changed = round(per_category * changed_percent / 100)
-        changed = [True] * n_changed + [False] * (per_category - n_changed)
-        _rng(seed, category, "changed").shuffle(changed)
-        templates = deal(_rng(seed, category, "templates"), tuple(TEMPLATES[category]),
+        templates = deal(_rng(seed, category, "templates"), templates_of(category, design),
                          per_category)
+        if design == SHORTCUT_FREE and changed_percent == FREE_CHANGED:
+            # half of every template's pairs change their answer, dealt after the templates
+            changed = deal_by(_rng(seed, category, "changed-by-template"), (True, False),
+                              templates)
+        else:
+            n_changed = round(per_category * changed_percent / 100)
+            changed = [True] * n_changed + [False] * (per_category - n_changed)
+            _rng(seed, category, "changed").shuffle(changed)
         letters = [deal(_rng(seed, category, role), (0, 1), per_category)
                    for role in ("basic", "counterfactual")]
         answers, colors, dealt = deal_answers(templates, changed,
@@ -145,24 +172,31 @@ class CfmmSyntheticGenerator:
     """The suite of the datasets it writes."""
     scene_source = CfmmSyntheticScenes
     """The oracle's scenes of its items (``scenes.source``)."""
+    demo = Demo(params={"per_category": 20, "design": DEFAULT_DESIGN},
+                small={"per_category": 6, "design": DEFAULT_DESIGN})
+    """100 generated pairs: the suite's example (the inspect task's default)."""
 
     @staticmethod
     def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
-                 answer_changed: float = DEFAULT_CHANGED, design: str = SHORTCUT_FREE,
+                 answer_changed: float | None = None, design: str = SHORTCUT_FREE,
                  executor: JobMap | None = None, secret_file: str | Path | None = None) -> Card:
         """Write ``5 × per_category`` pairs to ``out`` (one image, one intervened image and two
         items per pair). ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks;
         images come back to this process, which writes them) change only the speed;
         ``answer_changed`` is the percentage of pairs whose counterfactual answer differs from
-        the basic one; ``design`` is ``shortcut-free`` (what the text shows and the answer
-        first, then the scene: see ``cfmm.design``) or ``paper`` (generator 1.0's
-        distribution, with its text-only shortcuts); ``secret_file``: the naming secret of the
-        shortcut-free design's opaque names (``core.namekey``; default: the home secret)."""
+        the basic one (default: ``FREE_CHANGED`` in the shortcut-free design, the paper
+        design's ``DEFAULT_CHANGED`` in the paper design); ``design`` is ``shortcut-free``
+        (what the text shows and the answer first, then the scene: see ``cfmm.design`` and
+        ``cfmm.free``) or ``paper`` (generator 1.0's distribution, with its text-only
+        shortcuts); ``secret_file``: the naming secret of the shortcut-free design's opaque
+        names (``core.namekey``; default: the home secret)."""
         if per_category < 1:
             raise WhatifError(f"--per-category must be at least 1, got {per_category}.")
         if workers is not None and workers < 1:
             raise WhatifError(f"--workers must be at least 1, got {workers}.")
+        if answer_changed is None:
+            answer_changed = DEFAULT_CHANGED if check_design(design) == PAPER else FREE_CHANGED
         if not 0 <= answer_changed <= 100:
             raise WhatifError(f"--answer-changed must be a percentage from 0 to 100, got "
                               f"{answer_changed:g}.")
@@ -189,7 +223,8 @@ class CfmmSyntheticGenerator:
             card = writer.finish(
                 name="cfmm-synthetic", suite="cfmm", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
-                extra={**pair_facts(items), "by_category": balance(items)})
+                extra={**pair_facts(items), "by_category": balance(items), **(
+                    {"whole_dataset_reader": WHOLE_DATASET} if design != PAPER else {})})
         return card
 
     @staticmethod
@@ -198,15 +233,18 @@ class CfmmSyntheticGenerator:
         parser.add_argument("--per-category", type=int, default=200, metavar="N",
                             help="pairs per category (default 200: 1,000 pairs, 2,000 items)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        parser.add_argument("--answer-changed", type=float, default=DEFAULT_CHANGED,
-                            metavar="PERCENT",
+        parser.add_argument("--answer-changed", type=float, metavar="PERCENT",
                             help="share of pairs whose counterfactual answer differs from the "
-                            f"basic one (default {DEFAULT_CHANGED:g})")
+                            f"basic one (default {FREE_CHANGED:g} in the shortcut-free design: "
+                            "believing what you see and flipping it then score chance; "
+                            f"{DEFAULT_CHANGED:g} in the paper design)")
         parser.add_argument("--workers", type=int, metavar="N",
                             help="processes (default: all CPUs; the output does not change)")
-        add_design_argument(parser, SHORTCUT_FREE, "what the text shows and the answer are "
-                            "drawn before the scene, so that no text-only reader beats chance "
-                            "(paper: generator 1.0's pairs)")
+        add_design_argument(parser, "what the text shows and the answers first, then the "
+                            "scene, and premises that leave the answer open until the picture "
+                            "is read, so that no text-only reader, and no reader that believes "
+                            "or flips what it sees, beats chance (paper: generator 1.0's "
+                            "pairs)")
         add_secret_argument(parser)
         add_executor_arguments(parser, "generate")
 

@@ -31,7 +31,8 @@ def cfmm_synthetic(item: Item) -> Scene:
     dealt = p.get("dealt") or {}
     design = str(p.get("design", "paper"))
     index, colors = int(dealt.get("answer", 0)), dealt.get("colors", ("", ""))
-    for changed in (True, False):
+    tried = (True, False) if "changed" not in dealt else (bool(dealt["changed"]),)
+    for changed in tried:
         scene, basic, cf, b, c = _rebuilt(str(p["template"]), changed, int(p["pair_seed"]),
                                           design, index, (str(colors[0]), str(colors[1])))
         text, answer = (basic, b) if item.role == "basic" else (cf, c)

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whatifbench.answers.letters import letter_for
-from whatifbench.core.contract import Demo
 from whatifbench.core.facts import SuiteFacts
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
@@ -55,8 +54,6 @@ class CfmmSuite(Suite):
     default_answer_mode = "rank"
     default_score_by = "mean"
     """SEED-Bench-2 style: the option with the lowest generation loss (mean token NLL)."""
-    demo = Demo(GENERATOR, {"per_category": 20}, 0, small={"per_category": 6})
-    """100 generated pairs (the inspect task's default)."""
 
     def how_answers(self, generator: str | None) -> str | None:
         """Our generator's answers are programs executed on the scene and its intervention."""

@@ -18,6 +18,7 @@ from whatifbench.scenes.opaque import Namer
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.cfmm.design import PLANS, SYMMETRIES, adjust
 from whatifbench.suites.cfmm.draw import Draw, Premise, pair_problems, scene_ok
+from whatifbench.suites.cfmm.free import FREE_TEMPLATES, draw_free_plan
 from whatifbench.suites.cfmm.pairs import ROLE_SUFFIX
 from whatifbench.suites.cfmm.tpl_color import color_extreme, color_match, color_swap
 from whatifbench.suites.cfmm.tpl_count import count_colors, count_shapes
@@ -28,8 +29,9 @@ from whatifbench.suites.cfmm.tpl_size import size_which, size_yes_no
 GENERATOR = "cfmm-synthetic"
 VERSION = "1.2"
 """Generator version: bump whenever the output for a given seed changes (1.1: the default
-design is ``shortcut-free``; 1.2: its shape-name rectangles and ovals keep the square's area,
-its names are keyed by the naming secret)."""
+design is ``shortcut-free``; 1.2: its premises leave the answer open until the picture is read
+and the answer changes in exactly half of every template's pairs (``free``), its shape-name
+rectangles and ovals keep the square's area, its names are keyed by the naming secret)."""
 MAX_ATTEMPTS = 2000
 PLAN_ATTEMPTS = 300
 """Scenes drawn for one shortcut-free plan before the plan is drawn again ..."""
@@ -49,6 +51,17 @@ TEMPLATES: dict[str, dict[str, Template]] = {
 """The question templates of each category (CFMM's ``common`` needs world knowledge: import
 only)."""
 CATEGORIES = tuple(TEMPLATES)
+FREE_LEFT_OUT = ("direction-picture",)
+"""Templates the shortcut-free design leaves out (``free``: whether its answer changes follows
+from the words of its premise and question)."""
+COUNTS = ("count-shapes", "count-colors")
+
+
+def templates_of(category: str, design: str) -> tuple[str, ...]:
+    """The templates of a category in a design."""
+    names = tuple(TEMPLATES[category])
+    return names if design != SHORTCUT_FREE else tuple(t for t in names
+                                                       if t not in FREE_LEFT_OUT)
 
 
 @dataclass(frozen=True)
@@ -64,7 +77,9 @@ class Job:
     template: str
     """The template (a key of ``TEMPLATES[category]``)."""
     changed: bool
-    """Whether the premise must change the answer."""
+    """Whether the premise must change the answer (the shortcut-free count templates, whose
+    every counterfactual option differs from the basic ones: whether the right
+    counterfactual option has the other rank than the basic one's)."""
     letters: tuple[int, int]
     """Correct option position (0 = A, 1 = B) of the basic and the counterfactual question."""
     design: str = SHORTCUT_FREE
@@ -148,10 +163,17 @@ def sample(template: str, changed: bool, rng: random.Random, design: str = SHORT
     a symmetric template's pair is turned into one with the dealt answer (and ``colors``)."""
     make = next(t[template] for t in TEMPLATES.values() if template in t)
     free = design == SHORTCUT_FREE
-    if free and template in PLANS:
+    if free and (template in PLANS or template in FREE_TEMPLATES):
+        # count: ``changed`` says whether the right counterfactual option has the other rank
+        # than the basic one's; both of its options always differ from the basic ones
+        search = True if template in COUNTS else changed
         for _ in range(MAX_PLANS):
-            fixed = PLANS[template](changed, rng, answer)
-            found = _search(partial(make, changed=changed, fixed=fixed), changed, rng,
+            if template in FREE_TEMPLATES:
+                make = FREE_TEMPLATES[template]
+                fixed = draw_free_plan(template, changed, rng, answer, colors)
+            else:
+                fixed = PLANS[template](changed, rng, answer)
+            found = _search(partial(make, changed=search, fixed=fixed), search, rng,
                             PLAN_ATTEMPTS)
             if found is not None:
                 return found
@@ -241,7 +263,8 @@ def build(job: Job) -> Built:
                               "params": draw.params}
     if job.design != PAPER:  # what rebuilds the scene from the seed (program tools' oracle)
         common.update(design=job.design, dealt={"answer": job.answer,
-                                                "colors": list(job.colors)})
+                                                "colors": list(job.colors),
+                                                "changed": job.changed})
     b, c = s.answers
     roles: tuple[tuple[str, str, dict[str, Any], str, str, dict[str, Any]], ...] = (
         ("basic", draw.basic, draw.basic_program.to_json(), b,

@@ -10,22 +10,24 @@ added" (the larger option), nor the count seen in the image (the nearest option)
 right one much more often than chance. The scene is then built to match; the programs
 recompute both answers.
 
-The shortcut-free design (``draw_plan``) goes further (``scenes.options``): the premise and
-everything it names come first, then two candidate (basic, counterfactual) answers bound as the
-premise binds them ("two more were added": counterfactual = basic + 2 for both), one or two
-apart, then which of them is right (dealt in balanced shares); each question's options are the
-candidates' values, in the same order in both questions.
+The shortcut-free design (``draw_plan``) goes further (``scenes.options``): its premises never
+say how many objects they change ("all the red shapes were removed", "the triangles were
+painted blue": the picture says how many are red, or are triangles), so the premise and
+everything it names come first, then each question's two options (the counterfactual ones
+all on the premise's side of the basic ones, so that any basic option can go with any
+counterfactual option), then the right one of each, dealt on their own. A reader of both
+texts then guesses a pair right a quarter of the time, and one who sees the basic count and
+answers the counterfactual option nearest to it (or the other one) half of the time.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import partial
 
 from whatifbench.scenes.interventions import Add, Intervention, Recolor, Remove
 from whatifbench.scenes.model import SceneObject
-from whatifbench.scenes.options import Candidates, candidates, matched, near_values
+from whatifbench.scenes.options import near_values
 from whatifbench.scenes.programs import Count
 from whatifbench.scenes.selectors import Take, Where
 from whatifbench.suites.cfmm.draw import Draw, Premise
@@ -81,7 +83,7 @@ def count_shapes(rng: random.Random, changed: bool, fixed: CountPlan | None = No
                  ) -> Draw | None:
     """"How many triangles are there?" — some added, removed, or others removed (``fixed``:
     the shortcut-free plan; only what the text does not show is drawn)."""
-    b, c = plan(rng, changed) if fixed is None else fixed.candidates.right
+    b, c = plan(rng, changed) if fixed is None else fixed.answers
     target = rng.choice(SHAPES) if fixed is None else fixed.subject
     rest = [s for s in SHAPES if s != target]
     n_rest = rng.randint(2, 4)
@@ -160,7 +162,7 @@ def count_colors(rng: random.Random, changed: bool, fixed: CountPlan | None = No
                  ) -> Draw | None:
     """"How many red shapes are there?" — some repainted in or out of that colour
     (``fixed``: the shortcut-free plan)."""
-    b, c = plan(rng, changed) if fixed is None else fixed.candidates.right
+    b, c = plan(rng, changed) if fixed is None else fixed.answers
     color = rng.choice(COLORS) if fixed is None else fixed.subject
     non_color = [x for x in COLORS if x != color]
     painted = rng.choice(SHAPES) if fixed is None else fixed.other  # the shape repainted
@@ -206,75 +208,83 @@ def count_colors(rng: random.Random, changed: bool, fixed: CountPlan | None = No
 
 @dataclass(frozen=True)
 class CountPlan:
-    """What a shortcut-free count pair is built to ask: the premise and two candidates."""
+    """What a shortcut-free count pair is built to ask: the premise and both questions'
+    options."""
 
     kind: str
-    """Premise kind (``add``, ``remove``, ``remove-color``, ``add-other``, ``remove-other``;
-    ``paint-in``, ``paint-out``, ``paint-other``)."""
+    """Premise kind (``remove-color``; ``paint-in``, ``paint-out``)."""
     subject: str
     """The shape (count-shapes) or colour (count-colors) the questions count."""
     k: int
-    """Objects the premise adds, removes or repaints (shown as a number or by the noun's
-    number); remove-other: objects of the removed shape; else 0."""
+    """Always 0: no premise of this design names how many objects it changes."""
     other: str
-    """The other shape the premise names (added, removed, repainted), else ``""``."""
+    """The other shape the premise names (repainted), else ``""``."""
     color: str
     """The colour the premise names (removed, or painted to), else ``""``."""
-    candidates: Candidates[tuple[int, int]]
-    """Two (basic, counterfactual) candidates, one of them right."""
+    basic: tuple[int, int]
+    """The basic question's two options, ascending."""
+    counterfactual: tuple[int, int]
+    """The counterfactual question's two options, ascending: both below the basic ones
+    (``remove-color``, ``paint-out``) or both above (``paint-in``)."""
+    right: tuple[int, int]
+    """Index of the right basic and of the right counterfactual option."""
+
+    @property
+    def answers(self) -> tuple[int, int]:
+        """The right (basic, counterfactual) counts."""
+        return self.basic[self.right[0]], self.counterfactual[self.right[1]]
 
     def offered(self) -> tuple[tuple[str, str], tuple[str, str]]:
         """(answer, other option) of both questions."""
-        (b, c), [(ob, oc)] = self.candidates.right, self.candidates.others()
-        return (str(b), str(ob)), (str(c), str(oc))
+        (i, j), b, c = self.right, self.basic, self.counterfactual
+        return (str(b[i]), str(b[1 - i])), (str(c[j]), str(c[1 - j]))
 
 
-KINDS = {("count-shapes", True): ("add", "remove", "remove-color"),
-         ("count-shapes", False): ("add-other", "remove-color", "remove-other"),
-         ("count-colors", True): ("paint-in", "paint-out"),
-         ("count-colors", False): ("paint-other",)}
-"""Premise kinds of the shortcut-free design, drawn uniformly, by (template, answer changes)."""
-SHIFT = {"add": 1, "paint-in": 1, "remove": -1, "paint-out": -1}
-"""Kinds that change every candidate by the same (shown) number of objects."""
+KINDS = {"count-shapes": ("remove-color",), "count-colors": ("paint-in", "paint-out")}
+"""Premise kinds of the shortcut-free design: none says how many objects it removes or
+repaints (the picture does), so every basic option can go with every counterfactual option."""
 GAPS = (1, 2)
-"""How far apart the two candidates of a question are."""
+"""How far apart the two options of a question are."""
+SPREAD = 3
+"""Most the counterfactual options lie beyond the basic ones (the nearest of each)."""
 
 
-def _rows(kind: str, changed: bool, k: int, rng: random.Random
-          ) -> list[tuple[int, int]] | None:
+def _sets(kind: str, rng: random.Random) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The basic and counterfactual options: two each, the counterfactual ones all on the
+    premise's side of the basic ones (every pairing one the picture could give)."""
     low, high = COUNTS
-    if kind in SHIFT:  # counterfactual = basic ± k for both; never k (the premise may say it)
-        d = SHIFT[kind] * k
-        basic = near_values(rng, max(low, low - d), min(high, high - d), 2, GAPS,
-                            exclude=(k - d,))
-        return None if basic is None else [(v, v + d) for v in basic]
-    if kind == "remove-color" and changed:  # fewer left, by a number the text does not show
-        basic = near_values(rng, low + 1, high, 2, GAPS)
-        cf = near_values(rng, low, high - 1, 2, GAPS)
-        return None if basic is None or cf is None else matched(rng, basic, cf,
-                                                                lambda x, y: y < x)
-    # unchanged counts; add-other names its k, which no option may equal
-    basic = near_values(rng, low, high, 2, GAPS, exclude=(k,) if kind == "add-other" else ())
-    return None if basic is None else [(v, v) for v in basic]
+    basic = near_values(rng, low + 1, high - 1, 2, GAPS)
+    if basic is None:
+        return None
+    if kind == "paint-in":
+        start = basic[1] + rng.randint(1, SPREAD)
+        cf = near_values(rng, start, min(high, start + 2), 2, GAPS)
+    else:
+        end = basic[0] - rng.randint(1, SPREAD)
+        cf = near_values(rng, max(low, end - 2), end, 2, GAPS) if end >= low + 1 else None
+    if cf is None:
+        return None
+    return (basic[0], basic[1]), (cf[0], cf[1])
 
 
 def draw_plan(template: str, changed: bool, rng: random.Random, answer: int | None = None
               ) -> CountPlan:
-    """The shortcut-free plan: premise kind and what it names, then the candidates (by basic
-    count, ascending) and the right one (``answer``: its index, dealt; else a coin)."""
+    """The shortcut-free plan: the premise and what it names, then both questions' options,
+    then the right ones: the basic's index ``answer`` (dealt; else a coin) and the
+    counterfactual's, the same index or (``changed``) the other one. Both counterfactual
+    options always differ from the basic ones."""
     while True:
-        kind = rng.choice(KINDS[template, changed])
+        kind = rng.choice(KINDS[template])
         subject = rng.choice(SHAPES if template == "count-shapes" else COLORS)
-        k = rng.randint(1, 2) if kind in ("paint-other", "remove-other") else rng.randint(1, 3)
         other = color = ""
         if template == "count-colors":
             other = rng.choice(SHAPES)
             color = rng.choice([x for x in COLORS if x != subject])
-        elif kind in ("add-other", "remove-other"):
-            other = rng.choice([s for s in SHAPES if s != subject])
-        elif kind == "remove-color":
+        else:
             color = rng.choice(COLORS)
-        found = candidates(rng, partial(_rows, kind, changed, k), answer)
-        if found is not None:
-            return CountPlan(kind, subject, k if kind not in ("remove-color",) else 0, other,
-                             color, found)
+        found = _sets(kind, rng)
+        if found is None:
+            continue
+        i = rng.randrange(2) if answer is None else answer
+        return CountPlan(kind, subject, 0, other, color, found[0], found[1],
+                         (i, 1 - i if changed else i))

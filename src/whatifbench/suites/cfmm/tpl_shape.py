@@ -2,21 +2,13 @@
 rectangle, circle or oval), where a triangle points — and would be after squashing,
 stretching, turning, mirroring.
 
-The shortcut-free design (``draw_aspect_plan``, ``draw_name_plan``) fixes first the answer
-(dealt) and the premise, then redraws only proportions, sizes and places. A squash or stretch
-names a direction and can flip an answer only one way ("squashed to half its width" never
-makes a rectangle wider than tall, never makes a square out of a tall rectangle), so where it
-would flip the answer it gives the answer away: in that design a squash or stretch appears
-only where the answer stays for either answer (shape-aspect: the rectangle too long to flip,
-or pushed further its way) or changes for either answer (shape-name: a square becomes a
-rectangle, a rectangle of the right orientation a square).
+The shortcut-free design draws these templates in ``cfmm.free`` (premises that copy another
+object's proportions or pointing); this module keeps the paper design's draws.
 """
 
 from __future__ import annotations
 
-import math
 import random
-from dataclasses import dataclass
 
 from whatifbench.scenes.geometry import object_bbox
 from whatifbench.scenes.interventions import (
@@ -32,7 +24,7 @@ from whatifbench.scenes.programs import WiderThanTall
 from whatifbench.scenes.selectors import Selector, Where
 from whatifbench.scenes.shapes import OUTLINES
 from whatifbench.scenes.verbal import Pointing, SeenShape, YesNo, one
-from whatifbench.suites.cfmm.draw import Draw, Premise, two_way
+from whatifbench.suites.cfmm.draw import Draw, Premise
 from whatifbench.suites.cfmm.layout import COLORS, SHAPES, distinct, place, scene_of, solid
 
 CHANGES: tuple[tuple[str, str, float, float], ...] = (
@@ -108,19 +100,15 @@ TOWARDS_TALL = (CHANGES[0], CHANGES[3])
 TOWARDS_WIDE = (CHANGES[1], CHANGES[2])
 
 
-def shape_aspect(rng: random.Random, changed: bool, fixed: AspectPlan | None = None
-                 ) -> Draw | None:
+def shape_aspect(rng: random.Random, changed: bool) -> Draw | None:
     """"Is the rectangle wider than it is tall?" — if it were turned by 90 degrees, squashed
-    to half its height ... (``fixed``: the shortcut-free plan)."""
+    to half its height ... (the paper design; ``cfmm.free`` has the shortcut-free one)."""
     kinds = ASPECT_KINDS[changed]
-    kind = rng.choices(tuple(kinds), tuple(kinds.values()))[0] if fixed is None else fixed.kind
-    if fixed is not None and fixed.change in (TOWARDS_TALL if fixed.wide else TOWARDS_WIDE):
-        ranges = STUBBORN  # pushed towards the other way: too long to get there
-    else:
-        ranges = {"flip": FLIPPABLE, "against": STUBBORN}.get(kind) or rng.choice((FLIPPABLE,
-                                                                                   STUBBORN))
+    kind = rng.choices(tuple(kinds), tuple(kinds.values()))[0]
+    ranges = {"flip": FLIPPABLE, "against": STUBBORN}.get(kind) or rng.choice((FLIPPABLE,
+                                                                               STUBBORN))
     aspect = rng.uniform(*ranges)
-    wide = rng.random() < 0.5 if fixed is None else fixed.wide
+    wide = rng.random() < 0.5
     long = rng.uniform(26.0, 40.0)
     half_w, half_h = (long, long / aspect) if wide else (long / aspect, long)
     rect = box("o1", "rectangle", rng.choice(COLORS), half_w, half_h)
@@ -133,10 +121,8 @@ def shape_aspect(rng: random.Random, changed: bool, fixed: AspectPlan | None = N
     name = "the rectangle"
     if kind in ("flip", "against"):
         premise = _premise(scene, sel, name, *rng.choice(TOWARDS_TALL if wide else TOWARDS_WIDE))
-    elif kind == "stretch" and fixed is not None and fixed.change is not None:
-        premise = _premise(scene, sel, name, *fixed.change)
     elif kind == "resize":
-        f, word = rng.choice(RESIZES) if fixed is None else fixed.resize
+        f, word = rng.choice(RESIZES)
         premise = Premise(f"{name} were {word} as big", (Resize(sel, f),),
                           "Its size does not change its proportions, so the answer is {c}.",
                           about_subject=True, kind=kind)
@@ -149,35 +135,28 @@ def shape_aspect(rng: random.Random, changed: bool, fixed: AspectPlan | None = N
                 f"The rectangle is {_dims(scene, sel)}, so the answer is {{b}}.",
                 "If {premise}, would {subject} be wider than tall?", name, ask, (premise,),
                 "no" if wide else "yes", {"aspect": round(aspect, 3), "wide": wide,
-                                          "kind": kind},
-                offered=two_way(fixed is not None, changed,
-                                ("yes", "no") if wide else ("no", "yes")))
+                                          "kind": kind})
 
 
 RESIZES = ((2.0, "twice"), (0.5, "half"))
 """Resizes of one object: factor and word ("twice as big")."""
-SQRT2 = math.sqrt(2.0)
 FAMILIES = {"box": ("square", "rectangle"), "round": ("circle", "oval")}
 """Names a shape is seen as, by family (equal sides, unequal sides)."""
 
 
-def shape_name(rng: random.Random, changed: bool, fixed: NamePlan | None = None
-               ) -> Draw | None:
+def shape_name(rng: random.Random, changed: bool) -> Draw | None:
     """"What shape is the red object?" (square/rectangle, circle/oval) — if it were stretched
-    to twice its width (``fixed``: the shortcut-free plan)."""
-    family = rng.choice(tuple(FAMILIES)) if fixed is None else fixed.family
+    to twice its width (the paper design; ``cfmm.free`` has the shortcut-free one)."""
+    family = rng.choice(tuple(FAMILIES))
     names = FAMILIES[family]
-    equal = rng.random() < 0.5 if fixed is None else fixed.equal
+    equal = rng.random() < 0.5
     half = rng.uniform(16.0, 26.0)
     if equal:
         half_w = half_h = half
     else:
-        wide = rng.random() < 0.5 if fixed is None or fixed.wide is None else fixed.wide
-        # Shortcut-free: sides 2:1 around the same area (and box) as the square's, so that ink,
-        # area and size say nothing about the name; the paper design doubles one side.
-        long, short = (2 * half, half) if fixed is None else (half * SQRT2, half / SQRT2)
-        half_w, half_h = (long, short) if wide else (short, long)
-    color = rng.choice(COLORS) if fixed is None else fixed.color
+        wide = rng.random() < 0.5
+        half_w, half_h = (2 * half, half) if wide else (half, 2 * half)
+    color = rng.choice(COLORS)
     obj = box("o1", "square" if family == "box" else "circle", color, half_w, half_h)
     objects = [obj, *_others(rng, rng.randint(2, 3), (), color)]
     placed = place(rng, objects, {"o1": 2.2 * max(half_w, half_h)})
@@ -191,13 +170,10 @@ def shape_name(rng: random.Random, changed: bool, fixed: NamePlan | None = None
         Premise(f"{name} were {word} as big", (Resize(sel, f),),
                 "Its size does not change its shape, so the answer is {c}.", about_subject=True,
                 kind="resize") for f, word in RESIZES)
-    if fixed is not None:
-        premises = (premises[fixed.premise],)
     return Draw("shape-name", scene, f"What shape is {name}?", ask,
                 f"It is {_dims(scene, sel)}, so the answer is {{b}}.",
                 "If {premise}, what shape would {subject} be?", name, ask, premises,
-                names[1] if equal else names[0], {"family": family, "equal_sides": equal},
-                offered=two_way(fixed is not None, changed, names if equal else names[::-1]))
+                names[1] if equal else names[0], {"family": family, "equal_sides": equal})
 
 
 def shape_pointing(rng: random.Random, changed: bool) -> Draw | None:
@@ -239,60 +215,3 @@ def shape_pointing(rng: random.Random, changed: bool) -> Draw | None:
                 f"Its tip is on the {SIDE[way]} side, so it points {{b}}.",
                 f"If {{premise}}, would {{subject}} point {words}?", "the triangle", ask,
                 premises, opposite, {"angle": angle})
-
-
-@dataclass(frozen=True)
-class AspectPlan:
-    """What a shortcut-free shape-aspect pair is built to ask."""
-
-    wide: bool
-    """The right basic answer: the rectangle is wider than tall (dealt)."""
-    kind: str
-    """``turn`` (changes the answer), ``rotate``, ``resize``, ``stretch`` (keep it)."""
-    change: tuple[str, str, float, float] | None
-    """``stretch``: one of the four squashes and stretches of ``CHANGES``, drawn whatever the
-    answer."""
-    resize: tuple[float, str]
-    """``resize``: factor and word."""
-
-
-SF_ASPECT_KINDS = {True: ("turn",), False: ("rotate", "resize", "stretch", "stretch")}
-"""Shortcut-free premise kinds of shape-aspect, drawn uniformly, by "the answer changes"."""
-
-
-def draw_aspect_plan(changed: bool, rng: random.Random, answer: int | None = None
-                     ) -> AspectPlan:
-    """The shortcut-free plan of a shape-aspect pair (``answer`` 0: wider than tall)."""
-    kind = rng.choice(SF_ASPECT_KINDS[changed])
-    change = rng.choice(CHANGES[:4]) if kind == "stretch" else None
-    wide = rng.random() < 0.5 if answer is None else answer == 0
-    return AspectPlan(wide, kind, change, rng.choice(RESIZES))
-
-
-@dataclass(frozen=True)
-class NamePlan:
-    """What a shortcut-free shape-name pair is built to ask."""
-
-    family: str
-    """``box`` (square / rectangle) or ``round`` (circle / oval)."""
-    color: str
-    """The object's colour (it names the object)."""
-    equal: bool
-    """The right basic answer: equal sides, a square or circle (dealt)."""
-    premise: int
-    """Index of the premise among ``CHANGES`` and ``RESIZES`` (in that order)."""
-    wide: bool | None
-    """Unequal sides: wider than tall; ``None``: a coin per attempt."""
-
-
-def draw_name_plan(changed: bool, rng: random.Random, answer: int | None = None) -> NamePlan:
-    """The shortcut-free plan of a shape-name pair: a squash or stretch changes the answer
-    (a rectangle is oriented so that it becomes a square), turning and resizing keep it
-    (``answer`` 0: equal sides)."""
-    family, color = rng.choice(tuple(FAMILIES)), rng.choice(COLORS)
-    equal = rng.random() < 0.5 if answer is None else answer == 0
-    premise = rng.randrange(4) if changed else rng.choice((4, 5, 6, 7))
-    _, _, sx, sy = CHANGES[premise] if premise < 4 else ("", "", 1.0, 1.0)
-    wide = (sx < 1 or sy > 1) if changed and not equal else None
-    return NamePlan(family, color, equal, premise, wide)
-

@@ -15,10 +15,9 @@ same direction that are too small to flip it ("resize-against").
 The shortcut-free design (``draw_plan``) fixes first what the text shows (the shapes named,
 the word, the premise) and which object is larger (dealt), then redraws only sizes and
 places until every check passes: no shape is then more often the larger one because the
-checks reject it more often in some role. A resize that would flip the comparison names its
-direction ("half as big" only ever makes the larger one smaller), so resizes of an asked
-object appear only where the answer stays: shrinking the smaller, or the larger too little
-("resize-kept"), both equally likely whatever the answer.
+checks reject it more often in some role. Its one premise, "if the square were as big as the
+star", changes the answer or not as the star's size (drawn after the dealt answers) decides,
+so that the words never tell whether the answer changes (``SF_KINDS``).
 """
 
 from __future__ import annotations
@@ -244,12 +243,13 @@ def size_which(rng: random.Random, changed: bool, fixed: SizePlan | None = None
 
 
 
-SF_KINDS = {("size-yes-no", True): {"swap-sizes": 0.5, "match-size": 0.5},
-            ("size-yes-no", False): {"resize-kept": 0.4, "match-size": 0.3,
-                                     "resize-other": 0.3},
-            ("size-which", True): {"swap-sizes": 1.0},
-            ("size-which", False): {"resize-other": 1.0}}
-"""Premise kinds of the shortcut-free design, by (template, answer changes)."""
+SF_KINDS = {(template, changed): {"match-size": 1.0} for template in ("size-yes-no",
+                                                                      "size-which")
+            for changed in (True, False)}
+"""Premise kinds of the shortcut-free design, by (template, answer changes): "if the square
+were as big as the star" only, whether the answer changes or not (the star's size decides),
+so that the words never tell (a swap of sizes always changes the answer, a resize of another
+object never does, a resize of the asked object only one way)."""
 SF_RATIO = 5.0
 """Largest area ratio of the shortcut-free design (some shapes need a clear lead for both
 readings of "swapped sizes" to agree; with the paper's 3.0 those pairs would be drawn again,

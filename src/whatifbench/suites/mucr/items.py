@@ -57,12 +57,8 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
     positions = {m: balanced_positions(len(records), seed, m) for m in CHOICE_METRICS}
     items: list[Item] = []
     for k, r in enumerate(records):
-        base_meta: dict[str, Any] = {"category": r.category, "style": r.style, "record": r.id,
-                                     "group_of_four": sorted({r.id, *r.links})}
+        base_meta, common = record_meta(r), record_provenance(r, seed, source)
         links = [by_id[link] for link in r.links]
-        common = {"program": PROGRAM, "seed": seed, "source": {"file": source, "line": r.line},
-                  "explanation": r.explanations[2][0]}
-
         for metric, shown, own, pick in (
             ("c2e", r.cause_image, r.effect_image, lambda x: x.effect_image),
             ("e2c", r.effect_image, r.cause_image, lambda x: x.cause_image),
@@ -78,27 +74,48 @@ def make_items(records: Sequence[Record], images: Mapping[str, str], seed: int,
                       "candidates": order},
                 provenance={**common, "metric": metric, "position": pos},
             ))
-        pos = positions["cue"][k]
-        phrases = _place(r.cue, r.false_cues, pos, seed, f"cue:{key(r.id)}")
-        items.append(Item(
-            id=ident(r, "cue"), images=(images[r.cause_image], images[r.effect_image]),
-            question=QUESTIONS["cue"], kind="choice", target=r.cue, choices=tuple(phrases),
-            pair_id=r.id, role="cue", group="cue",
-            meta={**base_meta, "image_labels": list(IMAGE_LABELS["cue"])},
-            provenance={**common, "metric": "cue", "position": pos},
-        ))
-        first = (r.explanations[0][0], r.explanations[1][0], r.explanations[2][0])
-        # an annotator's explanation that does not split is the reference of every part
-        target = first[0] if len(set(first)) == 1 else exp_answer(first)
-        items.append(Item(
-            id=ident(r, "exp"), images=(images[r.cause_image], images[r.effect_image]),
-            question=QUESTIONS["exp"].format(cue=r.cue), kind="text", target=target,
-            pair_id=r.id, role="exp", group="exp",
-            meta={**base_meta, "image_labels": list(IMAGE_LABELS["exp"]), "cue": r.cue,
-                  "references": [list(p) for p in r.explanations],
-                  "reference_reading": r.reading,
-                  "captions": [r.cause_caption, r.effect_caption]},
-            provenance={**common, "metric": "exp",
-                        "explanation": f'The cue "{r.cue}" links the two images.'},
-        ))
+        items += cue_and_exp(r, positions["cue"][k], images, ident, seed, base_meta, common,
+                             key(r.id))
     return items
+
+
+def record_meta(r: Record) -> dict[str, Any]:
+    """The ``meta`` every item of a record has."""
+    return {"category": r.category, "style": r.style, "record": r.id,
+            "group_of_four": sorted({r.id, *r.links})}
+
+
+def record_provenance(r: Record, seed: int, source: str) -> dict[str, Any]:
+    """The ``provenance`` every item of a record has."""
+    return {"program": PROGRAM, "seed": seed, "source": {"file": source, "line": r.line},
+            "explanation": r.explanations[2][0]}
+
+
+def cue_and_exp(r: Record, pos: int, images: Mapping[str, str],
+                ident: Callable[[Record, str], str], seed: int, base_meta: dict[str, Any],
+                common: dict[str, Any], order: str) -> list[Item]:
+    """The Cue item (the right phrase at position ``pos``; ``order`` seeds the order of the
+    others) and the Exp item of a record."""
+    phrases = _place(r.cue, r.false_cues, pos, seed, f"cue:{order}")
+    cue = Item(
+        id=ident(r, "cue"), images=(images[r.cause_image], images[r.effect_image]),
+        question=QUESTIONS["cue"], kind="choice", target=r.cue, choices=tuple(phrases),
+        pair_id=r.id, role="cue", group="cue",
+        meta={**base_meta, "image_labels": list(IMAGE_LABELS["cue"])},
+        provenance={**common, "metric": "cue", "position": pos},
+    )
+    first = (r.explanations[0][0], r.explanations[1][0], r.explanations[2][0])
+    # an annotator's explanation that does not split is the reference of every part
+    target = first[0] if len(set(first)) == 1 else exp_answer(first)
+    exp = Item(
+        id=ident(r, "exp"), images=(images[r.cause_image], images[r.effect_image]),
+        question=QUESTIONS["exp"].format(cue=r.cue), kind="text", target=target,
+        pair_id=r.id, role="exp", group="exp",
+        meta={**base_meta, "image_labels": list(IMAGE_LABELS["exp"]), "cue": r.cue,
+              "references": [list(p) for p in r.explanations],
+              "reference_reading": r.reading,
+              "captions": [r.cause_caption, r.effect_caption]},
+        provenance={**common, "metric": "exp",
+                    "explanation": f'The cue "{r.cue}" links the two images.'},
+    )
+    return [cue, exp]

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from whatifbench.answers.extraction import Extraction
 from whatifbench.answers.letters import extract_choice
 from whatifbench.answers.think import strip_think
-from whatifbench.core.contract import Demo
 from whatifbench.core.facts import SuiteFacts
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
@@ -56,8 +55,6 @@ class MucrSuite(Suite):
     C2E/E2C answer), the Exp references and the two pictures' captions."""
     default_max_new_tokens = 256
     default_judge = f"embedding:{BUNDLED}"
-    demo = Demo(GENERATOR, {"groups": 5}, 0, small={"groups": 2})
-    """20 generated pairs (the inspect task's default)."""
 
     def headline(self, metrics: Mapping[str, Any]) -> Score:
         """The mean of the three choice accuracies (Exp is scored 0–10, apart)."""

@@ -26,6 +26,7 @@ from whatifbench.scenes.interventions import (
     SwapColors,
     SwapPositions,
 )
+from whatifbench.scenes.matching import MatchPointing, MatchProportions
 from whatifbench.scenes.model import SceneObject
 from whatifbench.scenes.programs import Attribute, Count, Larger, Program, WiderThanTall
 from whatifbench.scenes.selectors import All, Ranked, Selector, Take, Where
@@ -123,6 +124,10 @@ PREMISES: tuple[tuple[re.Pattern[str], Premise], ...] = tuple(
         (rf"{OBJ} and {OBJ} swapped places",
          lambda m: _one(SwapPositions(ref(m[1]), ref(m[2])))),
         (rf"{OBJ} and {OBJ} swapped sizes", lambda m: _one(SwapSizes(ref(m[1]), ref(m[2])))),
+        (rf"{OBJ} were as wide and as tall as {OBJ}",
+         lambda m: _one(MatchProportions(ref(m[1]), ref(m[2])), ref(m[1]))),
+        (rf"{OBJ} were turned to point the same way as {OBJ}",
+         lambda m: _one(MatchPointing(ref(m[1]), ref(m[2])), ref(m[1]))),
         (rf"{OBJ} were as big as {OBJ}", lambda m: _one(MatchSize(ref(m[1]), ref(m[2])),
                                                           ref(m[1]))),
         (rf"{OBJ} were ({'|'.join(FACTORS)}) as big",

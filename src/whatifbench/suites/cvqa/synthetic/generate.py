@@ -22,8 +22,9 @@ from whatifbench.cli.options import (
     generator_jobs,
 )
 from whatifbench.core.card import Card
+from whatifbench.core.contract import Demo
 from whatifbench.core.dataset import DatasetWriter
-from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
+from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -44,36 +45,57 @@ BATCH = 16
 RAY_SPLIT = 8
 """Workers assumed when cutting batches for Ray tasks (the output never depends on it)."""
 
+WHOLE_DATASET = (
+    "What a reader of the whole dataset can infer (a harness that asks one item at a time shows "
+    "none of it; few-shot demonstrations never come from an item's own pair or picture): each "
+    "image has two questions, an original and its counterfactual (one pair id); where the "
+    "premise names N (templates 2 and 4) the counterfactual answer is the original minus N, so "
+    "a guess of the pair as a whole is right a quarter of the time (the joint chance of pair "
+    "accuracy), elsewhere one in sixteen; no question names another's answer and no picture "
+    "is shared between pairs. images/intervened/ (with --intervened-images) shows every "
+    "counterfactual scene: keep it out of what a model sees (exports leave it out unless "
+    "--with-answers). File names and ids are keyed by a secret kept out of the dataset, "
+    "items.jsonl is in id order and the images are written in name order with one time.")
+"""``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
+
 
 def plan(per_template: int, seed: int, intervened: bool = False,
-         balanced_values: bool = False, design: str = PAPER,
+         balanced_values: bool = False, design: str = DEFAULT_DESIGN,
          namer: Namer | None = None) -> list[Job]:
     """Every image to make, numbered as the release (template k after templates 1 … k−1).
 
     The correct letters are dealt here, balanced per template and role, so that they do not
     depend on how the work is split between processes. The shortcut-free design also deals
-    the right candidate's rank among the original options, balanced per template and letter
-    (the smallest option at A is right as often as at B ...), and the two letters of a pair
-    independently (the same letter in about a quarter of the pairs, as for any four-option
-    guess); where the premise names N, each counterfactual option is its original minus N,
-    so its rank is the original one, and the counterfactual letter is dealt balanced per rank.
+    the right original option's rank among the original options, balanced per template and
+    letter (the smallest option at A is right as often as at B ...), the right counterfactual
+    option's rank balanced per template, original rank and counterfactual letter (so that it
+    says nothing of the original's), and the two letters of a pair independently (the same
+    letter in about a quarter of the pairs, as for any four-option guess); where the premise
+    names N, each counterfactual option is its original minus N, so its rank is the original
+    one, and the counterfactual letter is dealt balanced per rank.
     ``namer`` gives the shortcut-free design's opaque names.
     """
     jobs = []
     for template in TEMPLATES:
         letters = [balanced_letters(per_template, random.Random(_seed(seed, template, role)))
                    for role in ROLES]
-        ranks = [0] * per_template
+        ranks = cf_ranks = [0] * per_template
         if design == SHORTCUT_FREE:
             ranks = deal_by(random.Random(_seed(seed, template, "rank")), range(len(LETTERS)),
                             letters[0])
             if template in N_MAX:
                 letters[1] = deal_by(random.Random(_seed(seed, template, "cf-by-rank")),
                                      range(len(LETTERS)), ranks)
+                cf_ranks = ranks
+            else:
+                cf_ranks = deal_by(random.Random(_seed(seed, template, "cf-rank")),
+                                   range(len(LETTERS)), list(zip(ranks, letters[1],
+                                                                 strict=True)))
         for index in range(per_template):
             number = (template - 1) * per_template + index + 1
             jobs.append(Job(template, index, number, seed, (letters[0][index], letters[1][index]),
-                            intervened, balanced_values, design, ranks[index], namer))
+                            intervened, balanced_values, design, ranks[index],
+                            cf_ranks[index], namer))
     return jobs
 
 
@@ -204,12 +226,15 @@ class CvqaSyntheticGenerator:
     """The suite of the datasets it writes."""
     scene_source = CvqaSyntheticScenes
     """The oracle's scenes of its items (``scenes.source``)."""
+    demo = Demo(params={"per_template": 50, "design": DEFAULT_DESIGN},
+                small={"per_template": 5, "design": DEFAULT_DESIGN})
+    """The suite's example: the small suite of the default run and the inspect task."""
 
     @staticmethod
     def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
                  overwrite: bool = False, workers: int | None = None,
                  intervened: bool = False, balanced_values: bool = False,
-                 design: str = PAPER, executor: JobMap | None = None,
+                 design: str = DEFAULT_DESIGN, executor: JobMap | None = None,
                  progress: bool = False, secret_file: str | Path | None = None) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
@@ -263,7 +288,8 @@ class CvqaSyntheticGenerator:
             card = writer.finish(
                 name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
-                extra={"balance": tally.summary()})
+                extra={"balance": tally.summary(), **(
+                    {"whole_dataset_reader": WHOLE_DATASET} if design != PAPER else {})})
         return card
 
     @staticmethod
@@ -280,8 +306,9 @@ class CvqaSyntheticGenerator:
         parser.add_argument("--balanced-values", action="store_true",
                             help="draw distractors so that the correct value is not most often "
                             "the second smallest option (the release's text-only shortcut)")
-        add_design_argument(parser, PAPER, "the options first, then which is right, then the "
-                            "scene, so that no text-only reader beats chance")
+        add_design_argument(parser, "the options of both questions first, then which are "
+                            "right, then the scene, so that no text-only reader, and no reader "
+                            "that believes or flips what it sees, beats chance")
         add_secret_argument(parser)
         add_executor_arguments(parser, "generate")
 

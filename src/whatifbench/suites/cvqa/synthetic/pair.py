@@ -67,7 +67,10 @@ class Job:
     design: str = PAPER
     """``paper`` (the release's distribution) or ``shortcut-free`` (``planned``)."""
     answer: int = 0
-    """Shortcut-free: the right candidate's rank among the original options (dealt)."""
+    """Shortcut-free: the right original option's rank among the original options (dealt)."""
+    cf_answer: int = 0
+    """Shortcut-free: the right counterfactual option's rank among the counterfactual options
+    (dealt; templates 2 and 4 take the original's)."""
     namer: Namer | None = field(default=None, repr=False, compare=False)
     """Shortcut-free: the dataset's opaque names (``scenes.opaque``)."""
 
@@ -161,12 +164,13 @@ def sample(template: int, rng: random.Random, plan: Plan | None = None,
     raise NoScene(f"no valid scene for template {template} after {attempts} attempts")
 
 
-def sample_planned(template: int, rng: random.Random, answer: int | None = None) -> Sample:
-    """The shortcut-free design: draw a plan (``planned.draw_plan``; ``answer``: the right
-    candidate's index), then scenes for it; a plan no scene fits in ``PLAN_ATTEMPTS`` draws is
-    replaced by the next one."""
+def sample_planned(template: int, rng: random.Random, right: tuple[int, int] | None = None
+                   ) -> Sample:
+    """The shortcut-free design: draw a plan (``planned.draw_plan``; ``right``: the indexes of
+    the right original and counterfactual options), then scenes for it; a plan no scene fits
+    in ``PLAN_ATTEMPTS`` draws is replaced by the next one."""
     for _ in range(MAX_PLANS):
-        plan = draw_plan(template, rng, answer)
+        plan = draw_plan(template, rng, right)
         try:
             return sample(template, rng, plan, PLAN_ATTEMPTS)
         except NoScene:
@@ -227,7 +231,8 @@ def build_all(jobs: Sequence[Job]) -> list[Built]:
     each image has its own random stream."""
     seeds = [job.image_seed for job in jobs]
     rngs = [random.Random(seed) for seed in seeds]
-    samples = [sample_planned(job.template, rng, job.answer) if job.design == SHORTCUT_FREE
+    samples = [sample_planned(job.template, rng, (job.answer, job.cf_answer))
+               if job.design == SHORTCUT_FREE
                else sample(job.template, rng) for job, rng in zip(jobs, rngs, strict=True)]
     pictures: list[list[Image.Image]] = [
         [render(s.scene), *([render(s.after)] if job.intervened else [])]
@@ -246,7 +251,7 @@ def _built(job: Job, image_seed: int, rng: random.Random, s: Sample,
                               "image_seed": image_seed, "template": job.template,
                               "params": inst.params}
     if s.plan is not None:  # what rebuilds the scene from the seed (program tools' oracle)
-        common.update(design=job.design, dealt=job.answer)
+        common.update(design=job.design, dealt=list(s.plan.right))
     cf_extra: dict[str, Any] = {"premise": inst.premise,
                                 "interventions": [i.to_json() for i in inst.interventions]}
     if job.intervened:

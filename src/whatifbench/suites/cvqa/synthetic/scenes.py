@@ -15,7 +15,8 @@ from whatifbench.suites.cvqa.synthetic.identity import GENERATOR
 
 
 @functools.lru_cache(maxsize=4096)
-def _rebuilt(template: int, image_seed: int, dealt: int | None) -> tuple[Scene, tuple[int, int]]:
+def _rebuilt(template: int, image_seed: int, dealt: tuple[int, int] | None
+             ) -> tuple[Scene, tuple[int, int]]:
     from whatifbench.suites.cvqa.synthetic.pair import sample, sample_planned
 
     rng = random.Random(image_seed)
@@ -29,7 +30,14 @@ def cvqa_synthetic(item: Item) -> Scene:
 
     check_version(item, GENERATOR, VERSION, ("template", "image_seed"))
     p = item.provenance
-    dealt = int(p["dealt"]) if p.get("design") == "shortcut-free" else None
+    dealt = None
+    if p.get("design") == "shortcut-free":
+        found = p.get("dealt")
+        if not isinstance(found, list) or len(found) != 2:
+            raise SceneMissing(f"item {item.id}: its provenance lacks the dealt answers of the "
+                               "shortcut-free design; regenerate the dataset with this version "
+                               "of whatifbench.")
+        dealt = (int(found[0]), int(found[1]))
     scene, answers = _rebuilt(int(p["template"]), int(p["image_seed"]), dealt)
     expected = answers[0] if item.role == "original" else answers[1]
     if "answer" in p and p["answer"] != expected:

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from whatifbench.core.contract import Demo
 from whatifbench.core.item import Item
 from whatifbench.core.protocol import Protocol
 from whatifbench.core.registry import register
@@ -32,8 +31,6 @@ class CvqaSyntheticSuite(PaperSuite):
     facts = replace(PaperSuite.facts, metrics_schema=CvqaSyntheticMetrics)
     """C-VQA's facts (``PaperSuite``), with this suite's metrics."""
     prompts = ("default", "paper")
-    demo = Demo(GENERATOR, {"per_template": 50}, 0, small={"per_template": 5})
-    """The small suite of the default run and the inspect task."""
 
     def how_answers(self, generator: str | None) -> str | None:
         """Our generator's answers are programs executed on seeded scenes."""

@@ -10,12 +10,12 @@ generating program's record (``provenance.scene``). ``--design`` chooses the fal
 
 The ``paper`` design names pairs ``1``, ``2`` … in group order and images ``<pair>-cause.png``,
 so a candidate's file name gives the C2E/E2C answer away and consecutive ids give the groups.
-The ``shortcut-free`` design names every pair, item and image by an HMAC under the naming secret
+The ``shortcut-free`` design (``free``: every item draws its own scene, the C2E/E2C candidates
+four ways it could go) names every pair, item and image by an HMAC under the naming secret
 (``scenes.opaque``, ``core.namekey``), deals the pairs in a seeded order and writes the items by
 id; the old-style names, pair numbers and groups go to the private file (``core.private``). Each
-item's ``provenance.images`` keeps, per image, its pair and part, and the world of every image
-not of its own pair (``provenance.scene`` holds its own), so the oracle's scenes need no other
-item (no export carries either).
+item's ``provenance.images`` keeps, per image, its pair, part and world, so the oracle's scenes
+need no other item (no export carries it).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from whatifbench.cli.options import (
     add_design_argument,
@@ -36,18 +35,26 @@ from whatifbench.cli.options import (
     generator_jobs,
 )
 from whatifbench.core.card import Card
+from whatifbench.core.contract import Demo
 from whatifbench.core.dataset import DatasetWriter
-from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
-from whatifbench.core.item import Item
+from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
+from whatifbench.core.namekey import name_key
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.bodies import STYLES, to_scene
-from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
+from whatifbench.scenes.opaque import Namer, Telling, Unique
 from whatifbench.scenes.render import render_png
 from whatifbench.suites.mucr.items import make_items
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
 from whatifbench.suites.mucr.records import Record
+from whatifbench.suites.mucr.synthetic.free import (
+    FreePair,
+    free_items,
+    make_free_group,
+    old_name,
+    pictures,
+)
 from whatifbench.suites.mucr.synthetic.identity import GENERATOR, VERSION
 from whatifbench.suites.mucr.synthetic.pairs import Pair, make_group
 from whatifbench.suites.mucr.synthetic.sampling import HEIGHT, KINDS, WIDTH
@@ -55,6 +62,15 @@ from whatifbench.suites.mucr.synthetic.scenes import MucrSyntheticScenes
 
 SHARD = 4
 """Groups per Ray task."""
+
+WHOLE_DATASET = (
+    "What a reader of the whole dataset can infer (a harness that asks one item at a time shows "
+    "none of it; few-shot demonstrations never come from an item's own pair or group): no "
+    "picture is shown by two items (each draws its own scene); a pair's Exp question names its "
+    "cue, the answer of the pair's Cue item (whatif audit: the 'other items' probe); a pair's "
+    "items share the agent's colour, which its C2E and E2C pictures show to a reader who works "
+    "them out.")
+"""``card.extra["whole_dataset_reader"]`` of the shortcut-free design."""
 
 
 def group_plan(groups: int) -> list[tuple[str, str]]:
@@ -98,6 +114,33 @@ def draw_all(groups: int, seed: int, executor: JobMap | None = None,
         yield from shard
 
 
+FreeDrawn = tuple[str, list[FreePair], list[list[tuple[str, bytes]]]]
+"""A shortcut-free group: its style, pairs, and per pair its pictures' keys and PNGs."""
+
+
+def draw_free_shard(shard: Shard) -> list[FreeDrawn]:
+    """The shortcut-free groups ``first`` … ``end - 1``: style, pairs and their pictures."""
+    first, end, groups, seed, _ = shard
+    plan = group_plan(groups)
+    out = []
+    for g in range(first, end):
+        kind, style = plan[g]
+        pairs = make_free_group(kind, random.Random(f"{GENERATOR}:{seed}:{g}"))
+        out.append((style, pairs, [[(key, render_png(to_scene(world, style)))
+                                    for key, _, world in pictures(p)] for p in pairs]))
+    return out
+
+
+def draw_free(groups: int, seed: int, executor: JobMap | None = None) -> Iterator[FreeDrawn]:
+    """``draw_free_shard`` over every group in order, here or in Ray tasks."""
+    shards = [(g, min(g + SHARD, groups), groups, seed, SHORTCUT_FREE)
+              for g in range(0, groups, SHARD)]
+    drawn = (executor.map(draw_free_shard, shards) if executor is not None
+             else map(draw_free_shard, shards))
+    for shard in drawn:
+        yield from shard
+
+
 def records_of(built: list[tuple[str, list[Pair]]], first: int = 0
                ) -> list[tuple[Record, Pair]]:
     """MuCR records (ids ``1``, ``2`` … in group order, counting from group ``first``) with
@@ -128,41 +171,15 @@ def opaque_record(record: Record, namer: Namer) -> Record:
 
 
 def content_key(rid: str, seed: int) -> str:
-    """What seeds the option order of pair ``rid``'s items in the shortcut-free design: the
-    unkeyed hash earlier versions named the pair by (public, like the seed, and independent of
-    the naming secret), so that the items' content stays what it was."""
+    """What seeds the option order of pair ``rid``'s items: the unkeyed hash earlier versions
+    named the pair by (public, like the seed, and independent of the naming secret), so that
+    the items' content stays what it was and another secret changes only the names."""
     return hashlib.sha256(f"{GENERATOR}:{seed}:pair:{rid}".encode()).hexdigest()[:16]
-
-
-def shown_images(record: Record, paths: dict[str, str], pair: Pair
-                 ) -> dict[str, dict[str, Any]]:
-    """Per dataset path of the record's two images: what it shows (pair, part, world), for the
-    oracle's scenes (``provenance.images``; no export carries it)."""
-    return {paths[name]: {"pair": record.id, "part": part, "world": world.to_json()}
-            for name, part, world in ((record.cause_image, "cause", pair.cause),
-                                      (record.effect_image, "effect", pair.effect))}
-
-
-def with_images(item: Item, shown: dict[str, dict[str, Any]]) -> Item:
-    """``item`` with ``provenance.images``: per image its pair and part, and the world of
-    images of other pairs (the item's own are in ``provenance.scene``)."""
-    entries = [{k: v for k, v in shown[path].items()
-                if k != "world" or shown[path]["pair"] != item.pair_id} for path in item.images]
-    return replace(item, provenance={**item.provenance, "images": entries})
 
 
 def item_id(namer: Namer) -> Callable[[Record, str], str]:
     """Opaque item ids: keyed by the (opaque) pair id and the metric."""
     return lambda record, metric: namer.name("item", record.id, metric)
-
-
-def _tell(telling: Telling, record: Record, old: Record, group: int,
-          paths: dict[str, str]) -> None:
-    """The telling names of one pair: its number, group and old-style image names."""
-    telling.add("pairs", record.id, {"pair": old.id, "group": group})
-    for name, was in ((record.cause_image, old.cause_image),
-                      (record.effect_image, old.effect_image)):
-        telling.add("images", paths[name], was)
 
 
 @register("generator", "mucr-synthetic")
@@ -174,6 +191,9 @@ class MucrSyntheticGenerator:
     """The suite of the datasets it writes."""
     scene_source = MucrSyntheticScenes
     """The oracle's scenes of its items (``scenes.source``)."""
+    demo = Demo(params={"groups": 5, "design": DEFAULT_DESIGN},
+                small={"groups": 2, "design": DEFAULT_DESIGN})
+    """20 generated pairs: the suite's example (the inspect task's default)."""
 
     @staticmethod
     def generate(out: str | Path, *, groups: int = 25, seed: int = 0,
@@ -185,40 +205,24 @@ class MucrSyntheticGenerator:
         the home secret)."""
         if groups < 1:
             raise WhatifError(f"--groups must be at least 1, got {groups}.")
-        namer, telling = opaque_naming(check_design(design), secret_file, GENERATOR, seed)
+        if check_design(design) != PAPER:
+            return _generate_free(out, groups, seed, overwrite, executor, secret_file)
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
-            shown: dict[str, dict[str, Any]] = {}
             unique = Unique("images")
             records: list[tuple[Record, Pair]] = []
-            old_ids: dict[str, str] = {}
             for g, (style, pairs, pngs) in enumerate(draw_all(groups, seed, executor, design)):
-                group = records_of([(style, pairs)], first=g)
-                for (old, pair), (cause, effect) in zip(group, pngs, strict=True):
-                    record = old if namer is None else opaque_record(old, namer)
-                    old_ids[record.id] = old.id if namer is None else content_key(old.id, seed)
-                    for name, was, data in ((record.cause_image, old.cause_image, cause),
-                                            (record.effect_image, old.effect_image, effect)):
-                        paths[name] = writer.add_image(unique.check(name, was), data)
-                    if telling is not None:
-                        shown |= shown_images(record, paths, pair)
-                        _tell(telling, record, old, g, paths)
+                for (record, pair), (cause, effect) in zip(records_of([(style, pairs)], first=g),
+                                                           pngs, strict=True):
+                    for name, data in ((record.cause_image, cause),
+                                       (record.effect_image, effect)):
+                        paths[name] = writer.add_image(unique.check(name, name), data)
                     records.append((record, pair))
-            if namer is not None:  # no group read from the order of the pairs
-                random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
-            items = make_items([r for r, _ in records], paths, seed, GENERATOR,
-                               None if namer is None else item_id(namer),
-                               order_key=old_ids.__getitem__)
+            items = make_items([r for r, _ in records], paths, seed, GENERATOR)
             scenes = {r.id: p.provenance() for r, p in records}
-            stamped = [replace(item, provenance={
+            writer.add_items(replace(item, provenance={
                 **item.provenance, "generator": GENERATOR, "version": VERSION,
-                "scene": scenes[str(item.pair_id)]}) for item in items]
-            if telling is None:
-                writer.add_items(stamped)
-            else:  # written by id: the file's order says nothing
-                writer.add_items(sorted((with_images(i, shown) for i in stamped),
-                                        key=lambda item: item.id))
-                writer.private = telling.private()
+                "scene": scenes[str(item.pair_id)]}) for item in items)
             by = Counter((r.category, r.style) for r, _ in records)
             card = writer.finish(
                 name="mucr-synthetic", suite="mucr", version=VERSION,
@@ -242,9 +246,10 @@ class MucrSyntheticGenerator:
         parser.add_argument("--groups", type=int, default=25, metavar="N",
                             help="groups of four pairs (default 25: 100 pairs, 400 items)")
         parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        add_design_argument(parser, SHORTCUT_FREE,
-                            "the Cue's false cues are three idle agents of the cue's kind, "
-                            "so its phrases differ only in colour")
+        add_design_argument(parser,
+                            "the C2E/E2C candidates are four ways the question's own scene "
+                            "could go, the Cue's false cues three idle agents of the cue's "
+                            "kind, and every item draws its own scene")
         add_secret_argument(parser)
         add_executor_arguments(parser, "generate")
 
@@ -256,3 +261,58 @@ class MucrSyntheticGenerator:
                                             design=args.design, overwrite=args.overwrite,
                                             executor=executor, secret_file=args.secret_file)
         return 0
+
+
+def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
+                   executor: JobMap | None, secret_file: str | Path | None) -> Card:
+    """The shortcut-free design (``free``): every item its own scene, four ways each; names
+    keyed by the naming secret (the old-style ones go to the private file), items by id."""
+    secret = name_key(secret_file)
+    namer, telling = Namer(secret, (GENERATOR, seed)), Telling(secret)
+    with DatasetWriter(out, overwrite) as writer:
+        unique = Unique("images")
+        records: list[tuple[Record, FreePair]] = []
+        paths: dict[str, dict[str, str]] = {}
+        numbers: dict[str, str] = {}  # pair id → what seeds its options' order
+        for g, (style, pairs, pngs) in enumerate(draw_free(groups, seed, executor)):
+            ids = [str(4 * g + k + 1) for k in range(4)]
+            for rid, pair, drawn in zip(ids, pairs, pngs, strict=True):
+                record = opaque_record(Record(
+                    id=rid, line=int(rid), cause_caption=pair.captions[0],
+                    effect_caption=pair.captions[1], links=tuple(i for i in ids if i != rid),
+                    cue=pair.cue, false_cues=pair.false_cues, style=style,
+                    category=pair.kind,
+                    explanations=tuple((text,) for text in pair.explanations),
+                    cause_image=f"{rid}-cause.png", effect_image=f"{rid}-effect.png"), namer)
+                numbers[record.id] = content_key(rid, seed)
+                paths[record.id] = {
+                    part: writer.add_image(unique.check(namer.file("image", rid, part),
+                                                        f"{rid}-{part}"), data)
+                    for part, data in drawn}
+                telling.add("pairs", record.id, {"pair": rid, "group": g})
+                for part, shows, _ in pictures(pair):
+                    telling.add("images", paths[record.id][part], old_name(rid, part, shows))
+                records.append((record, pair))
+        random.Random(f"{GENERATOR}:order:{seed}").shuffle(records)
+        items = free_items(records, paths, seed, GENERATOR, item_id(namer),
+                           order_key=numbers.__getitem__)
+        scenes = {r.id: p.provenance() for r, p in records}
+        writer.add_items(sorted((replace(item, provenance={  # by id: the order says nothing
+            **item.provenance, "generator": GENERATOR, "version": VERSION,
+            "scene": scenes[str(item.pair_id)]}) for item in items), key=lambda i: i.id))
+        writer.private = telling.private()
+        by = Counter((r.category, r.style) for r, _ in records)
+        return writer.finish(
+            name="mucr-synthetic", suite="mucr", version=VERSION,
+            generator={"name": GENERATOR, "params": {"groups": groups, "seed": seed,
+                                                     "canvas": [WIDTH, HEIGHT],
+                                                     "design": SHORTCUT_FREE}},
+            seed=seed,
+            counts={"groups": groups,
+                    "pairs_by_category": {k: sum(by[(k, s)] for s in STYLES) for k in KINDS},
+                    "pairs_by_style": {s: sum(by[(k, s)] for k in KINDS) for s in STYLES}},
+            extra={"answer_positions": {
+                m: dict(sorted(Counter(i.provenance["position"] for i in items
+                                       if i.group == m).items())) for m in CHOICE_METRICS},
+                "categories": list(KINDS), "styles": list(STYLES),
+                "whole_dataset_reader": WHOLE_DATASET})
