@@ -153,7 +153,7 @@ def test_cli_generate_and_bad_parameters(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["generate", "cfmm-synthetic", "--out", str(out), "--per-category", "1"]) == 2
     assert "already exists" in capsys.readouterr().err
     for args, message in ((["--per-category", "0"], "--per-category must be at least 1"),
-                          (["--answer-changed", "120"], "--answer-changed must be a percentage"),
+                          (["--answer-changed", "120"], "--answer-changed must be at most 100"),
                           (["--workers", "0"], "--workers must be at least 1")):
         bad = tmp_path / "bad"
         assert main(["generate", "cfmm-synthetic", "--out", str(bad), *args]) == 2

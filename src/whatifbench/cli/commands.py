@@ -239,10 +239,21 @@ def add_tools(sub: Any, kind: str, verb: str, help_text: str,
         tool.add_argument("--out", required=True, metavar="DIR", help="dataset folder to write")
         tool.add_argument("--overwrite", action="store_true",
                           help="replace --out if it exists")
-        obj.add_arguments(tool)
-        tool.set_defaults(func=_tool_runner(obj, verb))
+        from whatifbench.cli.params import add_tool_options, entry_or_warn
+
+        fn = entry_or_warn(obj, kind)
+        if fn is None:
+            obj.add_arguments(tool)
+        else:
+            add_tool_options(tool, fn, verb, skip=TOOL_OWN)
+        tool.set_defaults(func=_tool_runner(obj, verb, fn))
     p.set_defaults(func=lambda a: _missing_name(verb, kind))
 
+
+TOOL_OWN = ("out", "overwrite")
+"""Parameters of an entry function that the command itself gives (``--out``, ``--overwrite``)."""
+EXPORT_OWN = ("dataset", "out", "overwrite")
+"""The same for exporters (``DATASET``, ``--out``, ``--overwrite``)."""
 
 NOT_INPUTS = frozenset({"out", "command", "name"})
 """Parsed values that are never input paths: the output, the command and the tool's name."""
@@ -264,19 +275,39 @@ def _missing_name(verb: str, kind: str) -> int:
     raise WhatifError(f"'whatif {verb}' needs a name: one of {names}.")
 
 
-def _tool_runner(tool: Any, verb: str) -> Any:
+def _tool_runner(tool: Any, verb: str, fn: Callable[..., Any] | None) -> Any:
     def run(args: argparse.Namespace) -> int:
         from whatifbench.core.dataset import load_dataset
         from whatifbench.core.outputs import check_output
 
         check_output(args.out, path_arguments(args), args.overwrite)  # fail before any work
-        result = tool.run(args)
+        if fn is None:
+            result = tool.run(args)
+        else:
+            from whatifbench.cli.params import tool_values
+
+            with tool_values(args, fn, TOOL_OWN) as values:
+                result = fn(out=args.out, overwrite=args.overwrite, **values)
+            said = getattr(tool, "summary", None)
+            if callable(said):
+                print(said(result, args.out), file=sys.stderr)
         if verb != "export":
             dataset = load_dataset(args.out)
             counts = dataset.card.counts
             pairs = counts.get("pairs", 0)
             print(f"Wrote {counts.get('items', len(dataset.items))} items"
                   + (f" ({pairs} pairs)" if pairs else "") + f" to {args.out}")
+        return int(result) if isinstance(result, int) else 0
+    return run
+
+
+def command_runner(fn: Callable[..., Any]) -> Callable[[argparse.Namespace], int]:
+    """``whatif NAME ...`` of a command plugin whose entry declares its parameters."""
+    def run(args: argparse.Namespace) -> int:
+        from whatifbench.cli.params import tool_values
+
+        with tool_values(args, fn) as values:
+            result = fn(**values)
         return int(result) if isinstance(result, int) else 0
     return run
 
@@ -293,15 +324,31 @@ def add_export(sub: Any, chosen: Callable[[], bool] = lambda: True) -> None:
     p.add_argument("--out", required=True, metavar="PATH")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     if chosen():  # format-specific options, one group per format (imports every exporter)
+        from whatifbench.cli.params import add_tool_options, entry_or_warn
+
         for name in formats:
-            lookup("exporter", name).obj.add_arguments(p.add_argument_group(f"{name} options"))
+            tool = lookup("exporter", name).obj
+            group = p.add_argument_group(f"{name} options")
+            fn = entry_or_warn(tool, "exporter")
+            if fn is None:
+                tool.add_arguments(group)
+            else:
+                add_tool_options(group, fn, "export", skip=EXPORT_OWN)
     p.set_defaults(func=export_command)
 
 
 def export_command(args: argparse.Namespace) -> int:
     """Run the chosen exporter."""
+    from whatifbench.cli.params import tool_values
+    from whatifbench.core.params import entry_of
+
     tool = lookup("exporter", args.format).obj
-    tool.run(args)
+    fn = entry_of(tool, "exporter")
+    if fn is None:
+        tool.run(args)
+    else:
+        with tool_values(args, fn, EXPORT_OWN) as values:
+            fn(dataset=args.dataset, out=args.out, overwrite=args.overwrite, **values)
     print(f"Wrote {args.format} to {args.out}")
     return 0
 

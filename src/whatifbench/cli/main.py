@@ -114,9 +114,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for listed in listing("command"):
         p = sub.add_parser(listed.name, help=listed.summary, description=listed.summary)
         if chosen(listed.name):
+            from whatifbench.cli.params import add_tool_options, entry_or_warn
+
             tool = lookup("command", listed.name).obj
-            tool.add_arguments(p)
-            p.set_defaults(func=tool.run)
+            fn = entry_or_warn(tool, "command")
+            if fn is None:
+                tool.add_arguments(p)
+                p.set_defaults(func=tool.run)
+            else:
+                add_tool_options(p, fn, listed.name)
+                p.set_defaults(func=commands.command_runner(fn))
     return parser
 
 

@@ -3,28 +3,21 @@
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import multiprocessing
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from whatifbench.cli.options import (
-    add_design_argument,
-    add_executor_arguments,
-    add_secret_argument,
-    generator_jobs,
-)
 from whatifbench.core.card import Card
 from whatifbench.core.contract import Demo
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.item import Item
+from whatifbench.core.params import SECRET, Design, Executor, Param, card_params, declared
 from whatifbench.core.registry import register
-from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
@@ -177,29 +170,40 @@ class CfmmSyntheticGenerator:
     """100 generated pairs: the suite's example (the inspect task's default)."""
 
     @staticmethod
-    def generate(out: str | Path, *, per_category: int = 200, seed: int = 0,
-                 overwrite: bool = False, workers: int | None = None,
-                 answer_changed: float | None = None, design: str = SHORTCUT_FREE,
-                 executor: JobMap | None = None, secret_file: str | Path | None = None) -> Card:
+    @declared
+    def generate(
+        out: str | Path, *,
+        per_category: Annotated[int, Param(
+            "pairs per category (default 200: 1,000 pairs, 2,000 items)", metavar="N",
+            low=1)] = 200,
+        seed: Annotated[int, Param("random seed")] = 0,
+        overwrite: bool = False,
+        workers: Annotated[int | None, Param(
+            "processes (default: all CPUs; the output does not change)", metavar="N", low=1,
+            card=False)] = None,
+        answer_changed: Annotated[float | None, Param(
+            "share of pairs whose counterfactual answer differs from the basic one (default "
+            f"{FREE_CHANGED:g} in the shortcut-free design: believing what you see and "
+            f"flipping it then score chance; {DEFAULT_CHANGED:g} in the paper design)",
+            metavar="PERCENT", low=0, high=100, card="answer_changed_percent")] = None,
+        design: Annotated[str, Design(
+            "what the text shows and the answers first, then the scene, and premises that "
+            "leave the answer open until the picture is read, so that no text-only reader, "
+            "and no reader that believes or flips what it sees, beats chance (paper: "
+            "generator 1.0's pairs)")] = SHORTCUT_FREE,
+        executor: Annotated[JobMap | None, Executor()] = None,
+        secret_file: Annotated[str | Path | None, SECRET] = None) -> Card:
         """Write ``5 × per_category`` pairs to ``out`` (one image, one intervened image and two
-        items per pair). ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks;
-        images come back to this process, which writes them) change only the speed;
-        ``answer_changed`` is the percentage of pairs whose counterfactual answer differs from
-        the basic one (default: ``FREE_CHANGED`` in the shortcut-free design, the paper
-        design's ``DEFAULT_CHANGED`` in the paper design); ``design`` is ``shortcut-free``
-        (what the text shows and the answer first, then the scene: see ``cfmm.design`` and
-        ``cfmm.free``) or ``paper`` (generator 1.0's distribution, with its text-only
-        shortcuts); ``secret_file``: the naming secret of the shortcut-free design's opaque
-        names (``core.namekey``; default: the home secret)."""
-        if per_category < 1:
-            raise WhatifError(f"--per-category must be at least 1, got {per_category}.")
-        if workers is not None and workers < 1:
-            raise WhatifError(f"--workers must be at least 1, got {workers}.")
+        items per pair). ``workers`` or ``executor`` (Ray tasks; images come back to this
+        process, which writes them) change only the speed; ``answer_changed``: default by
+        design (``FREE_CHANGED``, ``DEFAULT_CHANGED``); ``design``: ``shortcut-free`` (see
+        ``cfmm.design`` and ``cfmm.free``) or ``paper`` (generator 1.0's distribution, with
+        its text-only shortcuts); ``secret_file``: the naming secret of the shortcut-free
+        design's opaque names (``core.namekey``; default: the home secret)."""
         if answer_changed is None:
             answer_changed = DEFAULT_CHANGED if check_design(design) == PAPER else FREE_CHANGED
-        if not 0 <= answer_changed <= 100:
-            raise WhatifError(f"--answer-changed must be a percentage from 0 to 100, got "
-                              f"{answer_changed:g}.")
+        params = {**card_params(CfmmSyntheticGenerator.generate, locals()),
+                  "canvas": [CANVAS, CANVAS], "categories": list(CATEGORIES)}
         namer, telling = opaque_naming(check_design(design), secret_file, GENERATOR, seed)
         jobs = plan(per_category, seed, answer_changed, design, namer)
         with DatasetWriter(out, overwrite) as writer:
@@ -217,44 +221,9 @@ class CfmmSyntheticGenerator:
                 writer.private = telling.private()
             else:
                 writer.add_items(items)
-            params = {"per_category": per_category, "seed": seed,
-                      "answer_changed_percent": answer_changed, "canvas": [CANVAS, CANVAS],
-                      "categories": list(CATEGORIES), "design": design}
             card = writer.finish(
                 name="cfmm-synthetic", suite="cfmm", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
                 extra={**pair_facts(items), "by_category": balance(items), **(
                     {"whole_dataset_reader": WHOLE_DATASET} if design != PAPER else {})})
         return card
-
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--per-category``, ``--seed``, ``--answer-changed``, ``--workers``, ``--design``."""
-        parser.add_argument("--per-category", type=int, default=200, metavar="N",
-                            help="pairs per category (default 200: 1,000 pairs, 2,000 items)")
-        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        parser.add_argument("--answer-changed", type=float, metavar="PERCENT",
-                            help="share of pairs whose counterfactual answer differs from the "
-                            f"basic one (default {FREE_CHANGED:g} in the shortcut-free design: "
-                            "believing what you see and flipping it then score chance; "
-                            f"{DEFAULT_CHANGED:g} in the paper design)")
-        parser.add_argument("--workers", type=int, metavar="N",
-                            help="processes (default: all CPUs; the output does not change)")
-        add_design_argument(parser, "what the text shows and the answers first, then the "
-                            "scene, and premises that leave the answer open until the picture "
-                            "is read, so that no text-only reader, and no reader that believes "
-                            "or flips what it sees, beats chance (paper: generator 1.0's "
-                            "pairs)")
-        add_secret_argument(parser)
-        add_executor_arguments(parser, "generate")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Generate from parsed command-line arguments."""
-        with generator_jobs(args) as executor:
-            CfmmSyntheticGenerator.generate(
-                args.out, per_category=args.per_category, seed=args.seed,
-                overwrite=args.overwrite, workers=args.workers,
-                answer_changed=args.answer_changed, design=args.design, executor=executor,
-                secret_file=args.secret_file)
-        return 0
