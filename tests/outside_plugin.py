@@ -18,6 +18,7 @@ ACME = '''
 from __future__ import annotations
 
 import argparse
+from typing import Annotated
 import io
 import random
 from pathlib import Path
@@ -26,6 +27,7 @@ from PIL import Image, ImageDraw
 
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.item import Item
+from whatifbench.core.params import Param, declared
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Suite
 from whatifbench.metrics.paired import paired_metrics
@@ -109,6 +111,21 @@ class AcmeGenerator:
         AcmeGenerator.generate(args.out, pairs=args.pairs, seed=args.seed,
                                overwrite=args.overwrite)
         return 0
+
+
+@register("generator", "acme-parity-typed")
+class AcmeTypedGenerator:
+    """Acme parity pairs, written against the API of issue 39: one typed signature."""
+
+    version = "1"
+    suite = "acme-parity"
+
+    @staticmethod
+    @declared
+    def generate(out, *, pairs: Annotated[int, Param("pairs to draw", low=1)] = 6,
+                 seed: Annotated[int, Param("random seed")] = 0,
+                 overwrite: bool = False):
+        AcmeGenerator.generate(out, pairs=pairs, seed=seed, overwrite=overwrite)
 
 
 @register("generator", "acme-broken")

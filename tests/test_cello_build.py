@@ -209,7 +209,7 @@ def test_bad_build_inputs(tmp_path: Path, inputs: tuple,
     err = _fails([*base, "--scene-graphs", str(sg)], capsys)
     assert "1 image(s) cannot be read (first: 1001.jpg" in err
     err = _fails([*base, "--scene-graphs", str(sg), "--per-task", "0"], capsys)
-    assert "--per-task must be a positive number" in err
+    assert "--per-task must be at least 1, got 0." in err
     assert not out.exists()
     out.mkdir()
     (out / "keep.txt").write_text("mine")

@@ -10,7 +10,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from PIL import Image
@@ -20,7 +20,9 @@ from whatifbench.core.dataset import load_dataset
 from whatifbench.core.private import read_private
 from whatifbench.errors import WhatifError
 from whatifbench.models.imagegen.base import image_request, make_image_backend, picture_bytes
+from whatifbench.suites.mucr.pipeline.build import Style
 from whatifbench.suites.mucr.pipeline.prompts import parse_reply
+from whatifbench.suites.mucr.records import STYLES
 
 KEY = "sk-test-never-logged-4242"
 CAPTIONS = """cause,effect,group,category,style
@@ -296,3 +298,8 @@ def test_a_local_diffusers_pipeline_draws_seeded_candidates(tmp_path: Path, fake
     cause = read_private(tmp_path / "draft")["candidates"]["2"]["cause"][0]
     with Image.open(tmp_path / "draft" / cause) as img:
         assert img.size == (16, 16)
+
+
+def test_the_declared_styles_are_the_styles() -> None:
+    """``--style``'s choices (the entry's signature) are the records' styles."""
+    assert get_args(Style) == STYLES

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from mucr_util import make_records, photo, write_release
@@ -14,7 +16,8 @@ from whatifbench.cli.main import main
 from whatifbench.core.dataset import load_dataset
 from whatifbench.core.private import read_private
 from whatifbench.errors import WhatifError
-from whatifbench.suites.mucr.importer import dataset_name, import_mucr, importer_namer
+from whatifbench.suites.mucr.importer import Reading, dataset_name, import_mucr, importer_namer
+from whatifbench.suites.mucr.reasons import DEFAULT_READING, READINGS
 
 
 def stored(name: str) -> str:
@@ -316,5 +319,13 @@ def test_causal_reason_readings(tmp_path: Path) -> None:
     with pytest.raises(WhatifError, match="must hold three explanations .*import with "
                                           "--causal-reason annotators"):
         import_mucr(rel.jsonl, rel.images, tmp_path / "parts", causal_reason="parts")
-    with pytest.raises(WhatifError, match="Unknown causal_reason reading 'sentences'"):
-        import_mucr(rel.jsonl, rel.images, tmp_path / "x", causal_reason="sentences")
+    with pytest.raises(WhatifError, match="--causal-reason must be one of annotators, parts, "
+                                          "got 'sentences'"):
+        import_mucr(rel.jsonl, rel.images, tmp_path / "x",
+                    causal_reason="sentences")  # type: ignore[arg-type]
+
+
+def test_the_declared_readings_are_the_readings() -> None:
+    """``--causal-reason``'s choices and default (the entry's signature) are ``reasons``'."""
+    assert get_args(Reading) == READINGS
+    assert inspect.signature(import_mucr).parameters["causal_reason"].default == DEFAULT_READING

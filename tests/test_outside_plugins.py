@@ -55,7 +55,20 @@ def test_an_outside_suite_goes_through_every_command(acme: dict[str, Path]) -> N
     assert "acme-parity-gen" in listed
     assert "acme-parity-gen" in ok(whatif(["generate", "--help"], site, home))
     ds = root / "ds"
-    ok(whatif(["generate", "acme-parity-gen", "--out", str(ds), "--pairs", "8"], site, home))
+    made = whatif(["generate", "acme-parity-gen", "--out", str(ds), "--pairs", "8"], site, home)
+    ok(made)  # the generator's add_arguments and run still work; its author is told the new way
+    assert "acme_whatif.suite.AcmeGenerator declares its options with add_arguments and run" \
+        in made.stderr and "typed signature of its generate" in made.stderr, made.stderr
+    # the new way: options, help and checks from the generator's typed signature
+    assert "pairs to draw (default 6)" in ok(whatif(["generate", "acme-parity-typed", "--help"],
+                                                     site, home))
+    typed = whatif(["generate", "acme-parity-typed", "--out", str(root / "typed"), "--pairs",
+                    "8", "--seed", "3"], site, home)
+    assert "Wrote 16 items (8 pairs)" in ok(typed) and "declares its options" not in typed.stderr
+    zero = whatif(["generate", "acme-parity-typed", "--out", str(root / "zero"), "--pairs", "0"],
+                  site, home)
+    assert zero.returncode == EXIT_USER and "--pairs must be at least 1, got 0." in zero.stderr
+    assert not (root / "zero").exists()
     run = root / "run"
     ok(whatif(["run", "--suite", str(ds), "--model", "builtin:random", "--model",
                "builtin:constant", "--out", str(run), "--no-progress"], site, home))

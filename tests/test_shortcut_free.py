@@ -264,7 +264,8 @@ def test_cli_design_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert not bad.exists()
     with pytest.raises(SystemExit):
         main(["generate", "cvqa-synthetic", "--out", str(bad), "--design", "balanced"])
-    with pytest.raises(WhatifError, match="Unknown design 'balanced'"):
+    with pytest.raises(WhatifError,
+                       match="--design must be one of paper, shortcut-free, got 'balanced'"):
         CvqaSyntheticGenerator.generate(bad, per_template=1, design="balanced")
 
 

@@ -326,10 +326,10 @@ def test_cello_shortcut_free_needs_contrasting_images(tmp_path: Path,
     sg, data, images = write_input(tmp_path / "five")
     assert main(["build", "cello", "--scene-graphs", str(sg), "--images", str(images),
                  "--out", str(tmp_path / "ds")]) == 0
-    out = capsys.readouterr().out
+    err = capsys.readouterr().err  # the builder's summary
     items = load_dataset(tmp_path / "ds").items
     assert items and {i.meta["contrast"] for i in items} == {"one object differs"}
-    assert "Questions per task:" in out and "in near sets)" in out
+    assert "Questions per task:" in err and "in near sets)" in err
 
 
 def test_cello_short_of_contrasts_says_so(tmp_path: Path,
@@ -345,7 +345,7 @@ def test_cello_short_of_contrasts_says_so(tmp_path: Path,
     assert short and all(t in captured.err for t in short) and "extra.contrast" in captured.err
     assert set(card.extra["contrast"]) == {"backdoor_adjustment_set", "sufficient_cause"}
     for task, n in card.counts["by_task"].items():  # the build summary: every task's count
-        assert re.search(rf"^  {task} +{n}\b", captured.out, re.MULTILINE), captured.out
+        assert re.search(rf"^  {task} +{n}\b", captured.err, re.MULTILINE), captured.err
 
 
 @register("backend", "test:text-hash")

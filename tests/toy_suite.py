@@ -20,14 +20,15 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from whatifbench.core.dataset import DatasetWriter
+from whatifbench.core.facts import SuiteFacts
 from whatifbench.core.item import Item
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Request
 from whatifbench.core.suite import Sample, Suite
+from whatifbench.core.table import Cell, Table
 from whatifbench.metrics.paired import paired_metrics
 from whatifbench.models.builtin.program import ProgramBackend
 from whatifbench.report.labels import labeller
-from whatifbench.report.table import Cell, Table
 from whatifbench.runner.results import RunResult
 
 NAME = "toy-parity"
@@ -50,9 +51,9 @@ class ToyParitySuite(Suite):
     """Toy: is the number of dots even, and would it be with one more?"""
 
     name = NAME
-    pair_roles = ("original", "counterfactual")
-    headline_metric = "counterfactual_accuracy"
-    headline_name = "counterfactual accuracy (%)"
+    facts = SuiteFacts(pair_roles=("original", "counterfactual"),
+                       headline="counterfactual_accuracy",
+                       headline_name="counterfactual accuracy (%)")
 
     def extract(self, item: Item, reply: str, protocol: Any) -> dict[str, Any]:
         """Yes/no items read yes or no; choice items their letter."""

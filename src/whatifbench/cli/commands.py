@@ -239,7 +239,8 @@ def add_tools(sub: Any, kind: str, verb: str, help_text: str,
         tool.add_argument("--out", required=True, metavar="DIR", help="dataset folder to write")
         tool.add_argument("--overwrite", action="store_true",
                           help="replace --out if it exists")
-        from whatifbench.cli.params import add_tool_options, entry_or_warn
+        from whatifbench.cli.params import add_tool_options
+        from whatifbench.core.params import entry_or_warn
 
         fn = entry_or_warn(obj, kind)
         if fn is None:
@@ -324,7 +325,8 @@ def add_export(sub: Any, chosen: Callable[[], bool] = lambda: True) -> None:
     p.add_argument("--out", required=True, metavar="PATH")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     if chosen():  # format-specific options, one group per format (imports every exporter)
-        from whatifbench.cli.params import add_tool_options, entry_or_warn
+        from whatifbench.cli.params import add_tool_options
+        from whatifbench.core.params import entry_or_warn
 
         for name in formats:
             tool = lookup("exporter", name).obj

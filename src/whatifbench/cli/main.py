@@ -114,7 +114,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for listed in listing("command"):
         p = sub.add_parser(listed.name, help=listed.summary, description=listed.summary)
         if chosen(listed.name):
-            from whatifbench.cli.params import add_tool_options, entry_or_warn
+            from whatifbench.cli.params import add_tool_options
+            from whatifbench.core.params import entry_or_warn
 
             tool = lookup("command", listed.name).obj
             fn = entry_or_warn(tool, "command")

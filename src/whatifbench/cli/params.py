@@ -1,14 +1,11 @@
 """A tool's command-line options from its entry function's declared parameters
 (``core.params``): the plain ones are expanded there, ``Executor`` and ``Model`` here (their
-options and values belong to the runner and the backends); tools written against the API
-before parameters were declared (``add_arguments`` and ``run``) keep working, with a
-deprecation warning that names the new way."""
+options and values belong to the runner and the backends)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -24,13 +21,8 @@ from whatifbench.core.params import (
     Model,
     add_options,
     declared_params,
-    entry_of,
     values_from,
 )
-from whatifbench.errors import WhatifDeprecationWarning
-
-ENTRY_NAMES = {"generator": "generate"}
-"""The entry function's name by kind (``entry`` for the others)."""
 
 
 def add_tool_options(parser: argparse.ArgumentParser | Any, fn: Callable[..., Any],
@@ -63,18 +55,3 @@ def tool_values(args: argparse.Namespace, fn: Callable[..., Any],
             elif isinstance(d.marker, Executor):
                 values[d.name] = stack.enter_context(generator_jobs(args))
         yield values
-
-
-def entry_or_warn(tool: Any, kind: str) -> Callable[..., Any] | None:
-    """The tool's entry function; ``None`` (warned once, for a tool outside ``cli``) when it
-    declares its options with ``add_arguments`` and ``run``, the API before issue 39."""
-    fn = entry_of(tool, kind)
-    if fn is None and not str(getattr(tool, "__module__", "")).startswith("whatifbench.cli"):
-        name = ENTRY_NAMES.get(kind, "entry")
-        warnings.warn(
-            f"{tool.__module__}.{getattr(tool, '__qualname__', tool)} declares its options with "
-            "add_arguments and run, the API before issue 39 (it still works): declare each "
-            f"parameter once, in the typed signature of its {name} (Annotated[T, Param(help, "
-            "...)] from whatifbench.core.params), and drop add_arguments and run "
-            "(docs/adding-a-suite.md).", WhatifDeprecationWarning, stacklevel=2)
-    return fn

@@ -104,7 +104,7 @@ class SuiteContract:
                    if given else "")
                 + ("; " if given and moved else "")
                 + ("a generator declares its scene_source and demo itself" if moved else "")
-                + " (docs/adding-a-suite.md).", WhatifDeprecationWarning, stacklevel=2)
+                + " (docs/adding-a-suite.md).", WhatifDeprecationWarning, stacklevel=3)
 
     def headline(self, metrics: Mapping[str, Any]) -> Score:
         """The run's headline value, read from its ``metrics`` (checked by the suite's

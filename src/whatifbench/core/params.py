@@ -18,6 +18,7 @@ import argparse
 import builtins
 import functools
 import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -145,10 +146,9 @@ def _split(hint: Any) -> tuple[Any, bool, Marker | None]:
     marker = None
     if get_origin(hint) is Annotated:
         hint, *extras = get_args(hint)
-        marker = next((e for e in extras if isinstance(e, Marker)), None)  # type: ignore[arg-type]
+        marker = next((e for e in extras if isinstance(e, Marker)), None)
     optional = False
-    if get_origin(hint) in (Union, getattr(typing, "UnionType", Union)) or \
-            type(hint).__name__ == "UnionType":
+    if get_origin(hint) in (Union, types.UnionType):
         members = [a for a in get_args(hint) if a is not type(None)]
         optional = len(members) < len(get_args(hint))
         if all(m in (str, Path) for m in members):
@@ -244,6 +244,17 @@ def _comma_list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+class _Extend(argparse.Action):
+    """A list option given comma-separated, repeated, or both (``--task a,b --task c``: the
+    three); the first use replaces the default."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        current = getattr(namespace, self.dest, None)
+        items = [] if current is self.default or current is None else list(current)
+        setattr(namespace, self.dest, [*items, *values])
+
+
 def add_plain(parser: argparse.ArgumentParser | Any, d: Declared) -> bool:
     """Add the option of a parameter this module expands; ``False`` for a marker the CLI
     expands (``Executor``, ``Model``) or a parameter without a declaration."""
@@ -282,6 +293,7 @@ def add_plain(parser: argparse.ArgumentParser | Any, d: Declared) -> bool:
         options["type"] = d.kind
     elif _is_sequence(d.kind):
         options["type"] = _comma_list
+        options["action"] = _Extend
     if marker.positional:
         parser.add_argument(dest, **options)
         return True
@@ -333,6 +345,30 @@ def entry_of(tool: Any, kind: str) -> Callable[..., Any] | None:
     fn = getattr(tool, "entry", None) or (getattr(tool, "generate", None)
                                           if kind == "generator" else None)
     return fn if callable(fn) else None
+
+
+ENTRY_NAMES = {"generator": "generate"}
+"""The entry function's name by kind (``entry`` for the others)."""
+
+
+def entry_or_warn(tool: Any, kind: str) -> Callable[..., Any] | None:
+    """``entry_of``, warning (``WhatifDeprecationWarning``) about a tool outside ``cli`` that
+    declares its options with ``add_arguments`` and ``run``, the API before issue 39: it still
+    works, and the message names the new way."""
+    fn = entry_of(tool, kind)
+    if fn is None and not str(getattr(tool, "__module__", "")).startswith("whatifbench.cli"):
+        import warnings
+
+        from whatifbench.errors import WhatifDeprecationWarning
+
+        name = ENTRY_NAMES.get(kind, "entry")
+        warnings.warn(
+            f"{tool.__module__}.{getattr(tool, '__qualname__', tool)} declares its options with "
+            "add_arguments and run, the API before issue 39 (it still works): declare each "
+            f"parameter once, in the typed signature of its {name} (Annotated[T, Param(help, "
+            "...)] from whatifbench.core.params), and drop add_arguments and run "
+            "(docs/adding-a-suite.md).", WhatifDeprecationWarning, stacklevel=2)
+    return fn
 
 
 def _members(tool: Any) -> set[str]:

@@ -8,11 +8,12 @@ this package, through the ``whatifbench.plugins`` entry point naming such a modu
 whatifbench.core.registry`` rewrites it; a test regenerates it and fails when it differs), never
 edited by hand. ``lookup`` imports the one module that holds the named plugin, on first use.
 
-Generators, importers, exporters, builders and commands are classes with two static methods:
-``add_arguments(parser)`` declares their command-line options and ``run(args)`` calls the public
-Python API with them; the CLI builds its sub-commands from these entries. A reviewer (``whatif
-review``) is the review-sheet hook of a kind of dataset (``whatifbench.review.base``); an image
-backend renders pictures from text for construction pipelines (``whatifbench.models.imagegen``).
+Generators, importers, exporters, builders and commands are classes whose entry function (a
+generator's ``generate``, the others' ``entry``) declares each parameter once in its typed
+signature (``core.params``); the CLI builds its sub-commands from these declarations. A
+reviewer (``whatif review``) is the review-sheet hook of a kind of dataset
+(``whatifbench.review.base``); an image backend renders pictures from text for construction
+pipelines (``whatifbench.models.imagegen``).
 """
 
 

@@ -22,11 +22,14 @@ from typing import Any, NoReturn
 
 from whatifbench.analysis.audit.flags import apply_flags, pooled_entry
 from whatifbench.analysis.audit.pairs import RULES, rule_shares
+from whatifbench.core.params import add_options, entry_of, entry_or_warn, values_from
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent, wilson_ci
 
 RESERVED = ("out", "seed", "overwrite")
 """Generator options ``--seeds`` sets itself."""
+OWN = ("out", "overwrite")
+"""The entry's parameters the audit gives itself (a temporary folder)."""
 MAX_SEEDS = 1000
 """Most seeds one audit takes: each is a dataset generated and audited (seconds each), and the
 list is built before any work, so ``--seeds 0-999999999`` must be refused, not expanded."""
@@ -78,7 +81,11 @@ def generator_parser(name: str) -> tuple[Any, argparse.ArgumentParser]:
     parser = _Parser(prog=f"whatif generate {name}", add_help=False)
     parser.add_argument("--out", required=True)
     parser.add_argument("--overwrite", action="store_true")
-    tool.add_arguments(parser)
+    fn = entry_or_warn(tool, "generator")
+    if fn is None:
+        tool.add_arguments(parser)
+    else:  # its declared options; an executor or a model stays at its default (local)
+        add_options(parser, fn, skip=OWN)
     if "--seed" not in parser._option_string_actions:
         raise WhatifError(f"The generator {name!r} has no --seed option, so --seeds cannot "
                           "vary it; audit its datasets one by one (whatif audit DATASET).")
@@ -120,6 +127,15 @@ def param_tokens(parser: argparse.ArgumentParser, params: Sequence[str]) -> list
     return words
 
 
+def _generate(tool: Any, args: argparse.Namespace) -> None:
+    """Run the generator with parsed options (its entry, or an earlier plugin's ``run``)."""
+    fn = entry_of(tool, "generator")
+    if fn is None:
+        tool.run(args)
+    else:
+        fn(out=args.out, overwrite=args.overwrite, **values_from(args, fn, skip=OWN))
+
+
 def audit_generator(name: str, seeds: Sequence[int], params: Sequence[str] = (),
                     by: Sequence[str] = (), refresh: bool = False,
                     progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -128,8 +144,11 @@ def audit_generator(name: str, seeds: Sequence[int], params: Sequence[str] = (),
 
     tool, parser = generator_parser(name)
     words = param_tokens(parser, params)
-    for seed in seeds:  # every value checked by the generator's parser before any work
-        parser.parse_args(["--out", "-", "--seed", str(seed), *words])
+    fn = entry_of(tool, "generator")
+    for seed in seeds:  # every value checked (parsed, and its bounds) before any work
+        parsed = parser.parse_args(["--out", "-", "--seed", str(seed), *words])
+        if fn is not None:
+            values_from(parsed, fn, skip=OWN)
     results = []
     root = Path(tempfile.mkdtemp(prefix="whatif-audit-seeds-"))
     try:
@@ -137,7 +156,8 @@ def audit_generator(name: str, seeds: Sequence[int], params: Sequence[str] = (),
             folder = root / f"seed-{seed}"
             if progress:
                 progress(f"generating {name} with seed {seed} into a temporary folder")
-            tool.run(parser.parse_args(["--out", str(folder), "--seed", str(seed), *words]))
+            _generate(tool, parser.parse_args(["--out", str(folder), "--seed", str(seed),
+                                               *words]))
             results.append(audit_dataset(folder, by=by, refresh=refresh))
             shutil.rmtree(folder, ignore_errors=True)
     finally:

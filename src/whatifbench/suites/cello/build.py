@@ -8,20 +8,19 @@ the release's kind of questions and distractors, as before, byte for byte.
 
 from __future__ import annotations
 
-import argparse
-import sys
+import contextlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from whatifbench.cli.options import add_design_argument, add_model_arguments, model_args_from
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import CONTRAST_ROLE, Item
 from whatifbench.core.outputs import check_output
+from whatifbench.core.params import Design, Model, Param, card_params, declared
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.models.base import Backend
@@ -93,22 +92,43 @@ def _sizes(images: Path, ids: Sequence[int], known: dict[int, tuple[int, int]]
     return sizes
 
 
-def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *,
-                image_data: str | Path | None = None, per_task: int = DEFAULT_PER_TASK,
-                seed: int = 0, overwrite: bool = False, rewriter: Backend | None = None,
-                tasks: Sequence[str] | None = None, store: RunStore | None = None,
-                design: str = SHORTCUT_FREE) -> Card:
-    """Build a CELLO dataset; ``rewriter``: a backend that rewrites the template questions
-    (its calls cached in ``store``, default the shared run store); ``design``:
-    ``shortcut-free`` (contrast sets, ``causal.contrast``) or ``paper``."""
+@declared
+def build_cello(
+    scene_graphs: Annotated[str | Path, Param("Visual Genome scene_graphs.json",
+                                              metavar="FILE")],
+    images: Annotated[str | Path, Param(
+        "Visual Genome images <image_id>.jpg (or VG_100K/, VG_100K_2/)", metavar="DIR",
+        card=False)],
+    out: str | Path, *,
+    image_data: Annotated[str | Path | None, Param(
+        "Visual Genome image_data.json (image sizes; default: read them from the images)",
+        metavar="FILE")] = None,
+    per_task: Annotated[int, Param("questions per task type", metavar="N",
+                                   low=1)] = DEFAULT_PER_TASK,
+    seed: Annotated[int, Param("seed", card=False)] = 0,
+    overwrite: bool = False,
+    rewriter: Annotated[str | Backend | None, Model(
+        "LLM that rewrites the template questions, e.g. openai:gpt-4o",
+        args="rewriter_args")] = None,
+    rewriter_args: Mapping[str, Any] | None = None,
+    tasks: Annotated[Sequence[str] | None, Param(
+        "build only this task type (repeatable; default all twelve)", flag="--task",
+        metavar="NAME")] = None,
+    store: RunStore | None = None,
+    design: Annotated[str, Design(
+        "every question is asked about two (Yes/No) or four (multiple choice) images that "
+        "answer it differently, with the same options")] = SHORTCUT_FREE) -> Card:
+    """Build a CELLO dataset; ``rewriter``: a backend (or a spec, with ``rewriter_args``, made
+    and closed here) that rewrites the template questions (its calls cached in ``store``,
+    default the shared run store); ``design``: ``shortcut-free`` (contrast sets,
+    ``causal.contrast``) or ``paper``."""
     check_design(design)
-    if per_task < 1:
-        raise WhatifError(f"--per-task must be a positive number of questions, got {per_task}.")
     unknown = [t for t in tasks or () if t not in TASKS]
     if unknown:
         raise WhatifError(f"Unknown task type(s) {', '.join(unknown)}; use {', '.join(TASKS)}.")
     tasks = [t for t in TASKS if not tasks or t in tasks]
     scene_graphs, images = Path(scene_graphs), Path(images)
+    image_data = Path(image_data) if image_data else None
     sources = [p for p in (scene_graphs, images, image_data) if p is not None]
     check_output(out, sources, overwrite)  # before reading the inputs
     scenes = load_scene_graphs(scene_graphs)
@@ -121,7 +141,8 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
             f"None of the {len(scenes)} scene graphs in {scene_graphs} has its image in {images} "
             f"(looked for e.g. {scenes[0].image_id}.jpg there and in VG_100K/, VG_100K_2/); "
             "pass --images with the Visual Genome image folder.")
-    with DatasetWriter(out, overwrite, sources) as writer:
+    with _backend(rewriter, rewriter_args) as backend, \
+            DatasetWriter(out, overwrite, sources) as writer:
         result = run_pipeline(usable, per_task, seed, tasks, vocabulary=scenes, design=design)
         if not result.questions and design != PAPER:
             raise WhatifError(
@@ -136,11 +157,11 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
                 "matches a template with enough objects for a question (see 'whatif stats "
                 f"{scene_graphs}' for the predicate coverage).")
         questions = list(result.questions)
-        if rewriter is not None:
+        if backend is not None:
             own = store is None
             store = store or RunStore()
             try:
-                questions = rewrite_questions(questions, rewriter, store)
+                questions = rewrite_questions(questions, backend, store)
             finally:
                 if own:
                     store.close()
@@ -158,20 +179,31 @@ def build_cello(scene_graphs: str | Path, images: str | Path, out: str | Path, *
         extra: dict[str, Any] = {
             "candidates": result.candidates, "skipped": result.skipped,
             "rewrites": {"accepted": rewrites["True"], "rejected": rewrites["False"]}
-            if rewriter is not None else None}
+            if backend is not None else None}
         if design != PAPER:
             extra["contrast"] = result.contrast
             extra["whole_dataset_reader"] = WHOLE_DATASET
             counts["by_task"] = {t: counts["by_task"].get(t, 0) for t in tasks}  # zeros too
-        params = {"scene_graphs": scene_graphs.name,
+        params = {**card_params(build_cello, locals()),
                   "scene_graphs_sha256": sha256_file(scene_graphs),
-                  "image_data": Path(image_data).name if image_data else None,
-                  "per_task": per_task, "tasks": tasks,
-                  "rewrite_model": rewriter.describe() if rewriter is not None else None,
-                  "design": design}
+                  "rewrite_model": backend.describe() if backend is not None else None}
         return writer.finish(name="cello", suite="cello", version=VERSION,
                              generator={"name": BUILDER, "params": params}, seed=seed,
                              counts=counts, extra=extra)
+
+
+@contextlib.contextmanager
+def _backend(rewriter: str | Backend | None, args: Mapping[str, Any] | None
+             ) -> Iterator[Backend | None]:
+    """The rewriter as a backend: a spec is made here (with ``args``) and closed after."""
+    if not isinstance(rewriter, str):
+        yield rewriter
+        return
+    backend = make_backend(rewriter, args or {})
+    try:
+        yield backend
+    finally:
+        backend.close()
 
 
 def build_summary(card: Card) -> str:
@@ -193,47 +225,21 @@ class CelloBuilder:
 
     version = VERSION
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--scene-graphs FILE [--image-data FILE] --images DIR [--per-task N] [--seed S]
-        [--model SPEC [-M KEY=VALUE ...]]``."""
-        parser.add_argument("--scene-graphs", required=True, metavar="FILE",
-                            help="Visual Genome scene_graphs.json")
-        parser.add_argument("--image-data", metavar="FILE",
-                            help="Visual Genome image_data.json (image sizes; default: read "
-                                 "them from the images)")
-        parser.add_argument("--images", required=True, metavar="DIR",
-                            help="Visual Genome images <image_id>.jpg (or VG_100K/, VG_100K_2/)")
-        parser.add_argument("--per-task", type=int, default=DEFAULT_PER_TASK, metavar="N",
-                            help=f"questions per task type (default {DEFAULT_PER_TASK})")
-        parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-        parser.add_argument("--task", action="append", dest="tasks", metavar="NAME",
-                            help="build only this task type (repeatable; default all twelve)")
-        add_design_argument(parser,
-                            "every question is asked about two (Yes/No) or four (multiple "
-                            "choice) images that answer it differently, with the same options")
-        add_model_arguments(parser, required=False,
-                            help="LLM that rewrites the template questions, e.g. openai:gpt-4o")
+    entry = staticmethod(build_cello)
+    """``--scene-graphs FILE --images DIR [--image-data FILE] [--per-task N] [--seed S]
+    [--task NAME] [--design D] [--model SPEC [-M KEY=VALUE ...]]``."""
 
     @staticmethod
-    def run(args: argparse.Namespace) -> None:
-        """Build with the parsed options."""
-        backend = (make_backend(args.model, model_args_from(args))
-                   if args.model else None)
-        try:
-            card = build_cello(args.scene_graphs, args.images, args.out,
-                               image_data=args.image_data, per_task=args.per_task,
-                               seed=args.seed, overwrite=args.overwrite, rewriter=backend,
-                               tasks=args.tasks, design=args.design)
-            print(build_summary(card))
-            short = {t: n for t, n in card.counts["by_task"].items() if n < args.per_task}
-            short |= {t: 0 for t in card.generator["params"]["tasks"]
-                      if t not in card.counts["by_task"]}
-            if short:
-                print(f"whatif: warning: fewer than {args.per_task} questions for "
-                      + ", ".join(f"{t} ({n})" for t, n in short.items())
-                      + (": too few images contrast their wording (card.json extra.contrast)"
-                         if args.design != PAPER else ""), file=sys.stderr)
-        finally:
-            if backend is not None:
-                backend.close()
+    def summary(card: Card, out: str | Path) -> str:
+        """The questions per task (``build_summary``), and a warning naming the tasks short of
+        ``--per-task`` questions."""
+        params = card.generator["params"]
+        per_task = params["per_task"]
+        short = {t: n for t, n in card.counts["by_task"].items() if n < per_task}
+        short |= {t: 0 for t in params["tasks"] if t not in card.counts["by_task"]}
+        if not short:
+            return build_summary(card)
+        return (build_summary(card) + f"\nwhatif: warning: fewer than {per_task} questions for "
+                + ", ".join(f"{t} ({n})" for t, n in short.items())
+                + (": too few images contrast their wording (card.json extra.contrast)"
+                   if params["design"] != PAPER else ""))

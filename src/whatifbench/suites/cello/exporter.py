@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
+from whatifbench.core.params import declared
 from whatifbench.core.registry import register
 from whatifbench.suites.cello.records import record_from_item
 
 
+@declared
 def export_cello(dataset: str | Path, out: str | Path, overwrite: bool = False) -> int:
     """Write one release record per item to ``out`` (atomically); returns the record count."""
     check_output(out, [dataset], overwrite, file=True)  # before reading the dataset
@@ -37,11 +38,5 @@ class CelloJsonlExporter:
         import_cello(export, dataset.root / "images", work)
         return list(load_dataset(work).items)
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """The export command's own options suffice."""
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> None:
-        """Export with the parsed options."""
-        export_cello(args.dataset, args.out, overwrite=args.overwrite)
+    entry = staticmethod(export_cello)
+    """No options beyond DATASET, --out and --overwrite."""

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, problems_message
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.jsonfile import iter_objects
+from whatifbench.core.params import Param, card_params, declared
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cello.counts import cello_counts
@@ -44,8 +44,15 @@ def read_release(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return records
 
 
-def import_cello(jsonl: str | Path, images: str | Path, out: str | Path,
-                 overwrite: bool = False) -> Card:
+@declared
+def import_cello(
+    jsonl: Annotated[str | Path, Param(
+        "the release's cello_data.jsonl (JSON Lines, a JSON array, or one record as in the "
+        "release README)", metavar="FILE")],
+    images: Annotated[str | Path, Param(
+        "Visual Genome images <img_id>.jpg (or VG_100K/, VG_100K_2/)", metavar="DIR",
+        card=False)],
+    out: str | Path, overwrite: bool = False) -> Card:
     """Import the release into a dataset folder (images copied as ``images/<img_id>.jpg``)."""
     jsonl, images = Path(jsonl), Path(images)
     records = read_release(jsonl)
@@ -68,7 +75,7 @@ def import_cello(jsonl: str | Path, images: str | Path, out: str | Path,
         return writer.finish(
             name="cello", suite="cello", version=VERSION,
             generator={"name": "cello-import", "params": {
-                "jsonl": jsonl.name, "jsonl_sha256": sha256_file(jsonl)}},
+                **card_params(import_cello, locals()), "jsonl_sha256": sha256_file(jsonl)}},
             seed=None, counts=counts)
 
 
@@ -78,16 +85,5 @@ class CelloImporter:
 
     version = VERSION
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--jsonl FILE --images DIR``."""
-        parser.add_argument("--jsonl", required=True, metavar="FILE",
-                            help="the release's cello_data.jsonl (JSON Lines, a JSON array, or "
-                                 "one record as in the release README)")
-        parser.add_argument("--images", required=True, metavar="DIR",
-                            help="Visual Genome images <img_id>.jpg (or VG_100K/, VG_100K_2/)")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> None:
-        """Import with the parsed options."""
-        import_cello(args.jsonl, args.images, args.out, overwrite=args.overwrite)
+    entry = staticmethod(import_cello)
+    """``--jsonl FILE --images DIR``."""

@@ -4,7 +4,6 @@ it."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from whatifbench.core.csvtext import csv_text
@@ -12,6 +11,7 @@ from whatifbench.core.dataset import IMAGES, Dataset, load_dataset
 from whatifbench.core.fsutil import dumps
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output, write_output_file
+from whatifbench.core.params import declared
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cfmm.pairs import complete_pairs
@@ -72,16 +72,6 @@ class _Exporter:
             import_cfmm(work, images=dataset.root / "images", csv_file=export)
         return list(load_dataset(work).items)
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """No options beyond DATASET, --out and --overwrite."""
-
-    @classmethod
-    def run(cls, args: argparse.Namespace) -> int:
-        """Call ``export_cfmm``."""
-        export_cfmm(args.dataset, args.out, cls.fmt, overwrite=args.overwrite)
-        return 0
-
 
 @register("exporter", "cfmm-jsonl")
 class CfmmJsonlExporter(_Exporter):
@@ -89,9 +79,21 @@ class CfmmJsonlExporter(_Exporter):
 
     fmt = "jsonl"
 
+    @staticmethod
+    @declared
+    def entry(dataset: str | Path, out: str | Path, overwrite: bool = False) -> int:
+        """``export_cfmm`` as JSONL (no options beyond DATASET, --out and --overwrite)."""
+        return export_cfmm(dataset, out, "jsonl", overwrite)
+
 
 @register("exporter", "cfmm-csv")
 class CfmmCsvExporter(_Exporter):
     """CFMM pairs as CSV in the import schema (one pair per row)."""
 
     fmt = "csv"
+
+    @staticmethod
+    @declared
+    def entry(dataset: str | Path, out: str | Path, overwrite: bool = False) -> int:
+        """``export_cfmm`` as CSV (no options beyond DATASET, --out and --overwrite)."""
+        return export_cfmm(dataset, out, "csv", overwrite)

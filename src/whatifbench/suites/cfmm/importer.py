@@ -4,12 +4,12 @@ of it is valid."""
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Annotated
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import (
@@ -22,6 +22,7 @@ from whatifbench.core.fsutil import sha256_bytes
 from whatifbench.core.item import Item
 from whatifbench.core.jsonfile import jsonl_lines, loads
 from whatifbench.core.outputs import check_output
+from whatifbench.core.params import Param, card_params, declared
 from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -158,10 +159,19 @@ def _image_problems(names: Sequence[str], images: Path) -> list[str]:
     return problems
 
 
-def import_cfmm(out: str | Path, *, images: str | Path, jsonl: str | Path | None = None,
-                csv_file: str | Path | None = None, overwrite: bool = False,
-                name: str = "cfmm") -> Card:
-    """Import a CFMM file (``jsonl`` or ``csv_file``) with its images into the dataset ``out``."""
+@declared
+def import_cfmm(
+    out: str | Path, *,
+    jsonl: Annotated[str | Path | None, Param(
+        "one pair per line (docs/cfmm.md)", metavar="FILE", card=False)] = None,
+    csv_file: Annotated[str | Path | None, Param(
+        "the same fields as CSV columns", metavar="FILE", flag="--csv", card=False)] = None,
+    images: Annotated[str | Path, Param(
+        "folder the records' 'image' paths are relative to", metavar="DIR", card=False)],
+    overwrite: bool = False,
+    name: Annotated[str, Param("dataset name for the card", card=False)] = "cfmm") -> Card:
+    """Import a CFMM file (``jsonl`` or ``csv_file``, exactly one) with its images into the
+    dataset ``out``."""
     if (jsonl is None) == (csv_file is None):
         raise WhatifError("Pass exactly one of --jsonl FILE or --csv FILE.")
     fmt, path = ("jsonl", Path(jsonl)) if jsonl is not None else ("csv", Path(str(csv_file)))
@@ -187,7 +197,7 @@ def import_cfmm(out: str | Path, *, images: str | Path, jsonl: str | Path | None
         card = writer.finish(
             name=name, suite="cfmm", version=IMPORTER_VERSION,
             generator={"name": "import:cfmm", "params": {
-                "format": fmt, "file": path.name,
+                **card_params(import_cfmm, locals()), "format": fmt, "file": path.name,
                 "file_sha256": sha256_bytes(read_bytes(path)), "images": len(copied)}},
             seed=None, extra=pair_facts(items),
         )
@@ -198,19 +208,5 @@ def import_cfmm(out: str | Path, *, images: str | Path, jsonl: str | Path | None
 class CfmmImporter:
     """CFMM pairs from your JSONL or CSV file (one basic/counterfactual pair per line)."""
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--jsonl FILE | --csv FILE``, ``--images DIR``, ``--name``."""
-        source = parser.add_mutually_exclusive_group(required=True)
-        source.add_argument("--jsonl", metavar="FILE", help="one pair per line (docs/cfmm.md)")
-        source.add_argument("--csv", metavar="FILE", help="the same fields as CSV columns")
-        parser.add_argument("--images", required=True, metavar="DIR",
-                            help="folder the records' 'image' paths are relative to")
-        parser.add_argument("--name", default="cfmm", help="dataset name for the card")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Call ``import_cfmm`` with the parsed options."""
-        import_cfmm(args.out, images=args.images, jsonl=args.jsonl, csv_file=args.csv,
-                    overwrite=args.overwrite, name=args.name)
-        return 0
+    entry = staticmethod(import_cfmm)
+    """``--jsonl FILE | --csv FILE``, ``--images DIR``, ``--name``."""

@@ -7,12 +7,12 @@ suite picks the writer.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 
 from whatifbench.core.dataset import Dataset, load_dataset
 from whatifbench.core.item import Item
+from whatifbench.core.params import declared
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.suites.cvqa.real.exporter import export_release as export_real
@@ -42,18 +42,15 @@ class CvqaCsvExporter:
         return list(load_dataset(work).items)
 
     @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """No options beyond the export command's DATASET, --out and --overwrite."""
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Export with the writer of the dataset's suite."""
-        dataset = load_dataset(args.dataset)
-        writer = WRITERS.get(dataset.suite)
+    @declared
+    def entry(dataset: str | Path | Dataset, out: str | Path, overwrite: bool = False) -> Path:
+        """Export with the writer of the dataset's suite (no options beyond the export
+        command's DATASET, --out and --overwrite); the CSV's path."""
+        loaded = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
+        writer = WRITERS.get(loaded.suite)
         if writer is None:
             raise WhatifError(
-                f"The dataset {dataset.root} belongs to the suite {dataset.suite!r}; the "
+                f"The dataset {loaded.root} belongs to the suite {loaded.suite!r}; the "
                 f"cvqa-csv format holds {' and '.join(sorted(WRITERS))} datasets."
             )
-        writer(dataset, args.out, overwrite=args.overwrite)
-        return 0
+        return writer(loaded, out, overwrite=overwrite)

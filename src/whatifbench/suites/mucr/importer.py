@@ -10,21 +10,20 @@ stay the items' ids (``<id>-c2e`` …), so results map back to it.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import re
 import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from whatifbench.cli.options import add_secret_argument
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, check_image, problems_message
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.jsonfile import iter_objects
 from whatifbench.core.namekey import name_key
+from whatifbench.core.params import SECRET, Param, card_params, declared
 from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -149,10 +148,28 @@ def unknown_warning(jsonl: Path, records: list[Record]) -> str | None:
             "as given and reported as categories of their own.")
 
 
-def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: int = 0,
-                overwrite: bool = False, causal_reason: str = DEFAULT_READING,
-                warn: Callable[[str], None] | None = None,
-                secret_file: str | Path | None = None) -> Card:
+Reading = Literal["annotators", "parts"]
+"""The readings of ``causal_reason`` (``reasons.READINGS``)."""
+
+
+@declared
+def import_mucr(
+    jsonl: Annotated[str | Path, Param(
+        "the release's records (JSONL, or JSON records one after another, or a JSON array)",
+        metavar="FILE")],
+    images: Annotated[str | Path, Param(
+        "folder of the image files named by image_0/image_1", metavar="DIR", card=False)],
+    out: str | Path,
+    seed: Annotated[int, Param(
+        "seed of the answer positions and of the stored image names")] = 0,
+    overwrite: bool = False,
+    causal_reason: Annotated[Reading, Param(
+        "how the three causal_reason entries are read: 'annotators' (default; three "
+        "volunteers' explanations, each split into cause image / effect image / causal link, "
+        "as MuCR Eq. 6-8 compare each part with three annotations) or 'parts' (the three "
+        "parts themselves)")] = "annotators",
+    warn: Callable[[str], None] | None = None,
+    secret_file: Annotated[str | Path | None, SECRET] = None) -> Card:
     """Validate the release file and images, then write the dataset (all or nothing).
     ``causal_reason``: the reading of the explanations (``annotators`` or ``parts``);
     ``warn`` receives the one warning about labels/styles outside the paper's sets
@@ -176,8 +193,7 @@ def import_mucr(jsonl: str | Path, images: str | Path, out: str | Path, seed: in
         card = writer.finish(
             name="mucr", suite="mucr", version=VERSION,
             generator={"name": IMPORTER, "params": {
-                "jsonl": jsonl.name, "jsonl_sha256": sha256_file(jsonl), "seed": seed,
-                "causal_reason": causal_reason}},
+                **card_params(import_mucr, locals()), "jsonl_sha256": sha256_file(jsonl)}},
             seed=seed,
             counts=_counts(records),
             extra={"answer_positions": {
@@ -210,27 +226,6 @@ class MucrImporter:
 
     version = VERSION
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--jsonl FILE --images DIR [--seed S]`` (the CLI adds --out/--overwrite)."""
-        parser.add_argument("--jsonl", required=True, metavar="FILE",
-                            help="the release's records (JSONL, or JSON records one after "
-                                 "another, or a JSON array)")
-        parser.add_argument("--images", required=True, metavar="DIR",
-                            help="folder of the image files named by image_0/image_1")
-        parser.add_argument("--seed", type=int, default=0,
-                            help="seed of the answer positions and of the stored image "
-                                 "names (default 0)")
-        add_secret_argument(parser)
-        parser.add_argument("--causal-reason", choices=READINGS, default=DEFAULT_READING,
-                            help="how the three causal_reason entries are read: 'annotators' "
-                                 "(default; three volunteers' explanations, each split into "
-                                 "cause image / effect image / causal link, as MuCR Eq. 6-8 "
-                                 "compare each part with three annotations) or 'parts' (the "
-                                 "three parts themselves)")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> None:
-        """Run the import."""
-        import_mucr(args.jsonl, args.images, args.out, seed=args.seed, overwrite=args.overwrite,
-                    causal_reason=args.causal_reason, secret_file=args.secret_file)
+    entry = staticmethod(import_mucr)
+    """``--jsonl FILE --images DIR [--seed S] [--secret-file FILE] [--causal-reason R]`` (the
+    CLI adds --out/--overwrite)."""

@@ -9,20 +9,18 @@ records every selected question with its outcome and the raw reply.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from whatifbench.cli.options import add_model_arguments, model_args_from
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import IMAGES, DatasetWriter, check_image
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.outputs import check_output
+from whatifbench.core.params import Model, Param, card_params, declared
 from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Part, Request, Turn
@@ -57,78 +55,49 @@ class BuildResult:
     """Replies computed in this run."""
 
 
-@register("builder", "cvqa-real")
-class CvqaRealBuilder:
-    """Rewrite VQAv2 questions with counterfactual premises by LLM (C-VQA Appendix B)."""
-
-    version = VERSION
-
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """Inputs, model, selection and store options."""
-        parser.add_argument("--vqa-questions", required=True, metavar="Q.json",
-                            help="VQAv2 questions file (e.g. v2_OpenEnded_mscoco_val2014_"
-                            "questions.json)")
-        parser.add_argument("--vqa-annotations", required=True, metavar="A.json",
-                            help="VQAv2 annotations file (v2_mscoco_val2014_annotations.json)")
-        parser.add_argument("--images", required=True, metavar="DIR", help="COCO images folder")
-        add_model_arguments(parser, required=True,
-                            help="the rewriting LLM, e.g. openai:gpt-4o-mini")
-        parser.add_argument("--min-agreement", type=int, default=vqa.DEFAULT_MIN_AGREEMENT,
-                            help="annotators (of 10) who must give the same answer (default 8)")
-        parser.add_argument("--per-group", type=int,
-                            help="seeded random number of questions per group (default: all)")
-        parser.add_argument("--groups", default="direct,boolean",
-                            help="groups to generate: direct, boolean (comma-separated)")
-        parser.add_argument("--seed", type=int, default=0, help="seed for --per-group")
-        parser.add_argument("--drop-flagged", action="store_true",
-                            help="leave out pairs that fail an automatic check")
-        parser.add_argument("--store", metavar="FILE", help="run store (default "
-                            "$WHATIF_HOME/store.sqlite)")
-        parser.add_argument("--name", default="cvqa-real-built", help="dataset name")
-        parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> None:
-        """Call ``build_dataset`` and print the outcome counts."""
-        model_args = model_args_from(args)
-        result = build_dataset(
-            args.out, questions=args.vqa_questions, annotations=args.vqa_annotations,
-            images=args.images, model=args.model, model_args=model_args,
-            min_agreement=args.min_agreement, per_group=args.per_group,
-            groups=[g.strip() for g in args.groups.split(",") if g.strip()], seed=args.seed,
-            drop_flagged=args.drop_flagged, store=args.store, overwrite=args.overwrite,
-            name=args.name, progress=not args.no_progress)
-        o = result.outcomes
-        print(f"{sum(o.values())} questions rewritten ({result.from_store} replies from the "
-              f"store, {result.computed} computed): {o.get('auto-verified', 0)} pass every "
-              f"check, {o.get('flagged', 0)} flagged, {o.get('malformed', 0)} malformed. Review "
-              "with 'whatif review export'.", file=sys.stderr)
-
-
-def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | Path,
-                  images: str | Path, model: str | Backend,
-                  model_args: Mapping[str, Any] | None = None,
-                  min_agreement: int = vqa.DEFAULT_MIN_AGREEMENT, per_group: int | None = None,
-                  groups: Sequence[str] = ("direct", "boolean"), seed: int = 0,
-                  drop_flagged: bool = False, store: str | Path | RunStore | None = None,
-                  overwrite: bool = False, name: str = "cvqa-real-built",
-                  progress: bool = False) -> BuildResult:
+@declared
+def build_dataset(
+    out: str | Path, *,
+    questions: Annotated[str | Path, Param(
+        "VQAv2 questions file (e.g. v2_OpenEnded_mscoco_val2014_questions.json)",
+        metavar="Q.json", flag="--vqa-questions", card="vqa_questions")],
+    annotations: Annotated[str | Path, Param(
+        "VQAv2 annotations file (v2_mscoco_val2014_annotations.json)", metavar="A.json",
+        flag="--vqa-annotations", card="vqa_annotations")],
+    images: Annotated[str | Path, Param("COCO images folder", metavar="DIR", card=False)],
+    model: Annotated[str | Backend, Model(
+        "the rewriting LLM, e.g. openai:gpt-4o-mini", args="model_args")],
+    model_args: Mapping[str, Any] | None = None,
+    min_agreement: Annotated[int, Param(
+        "annotators (of 10) who must give the same answer (default 8)",
+        low=1)] = vqa.DEFAULT_MIN_AGREEMENT,
+    per_group: Annotated[int | None, Param(
+        "seeded random number of questions per group (default: all)", low=1)] = None,
+    groups: Annotated[Sequence[str], Param(
+        "groups to generate: direct, boolean (comma-separated)")] = ("direct", "boolean"),
+    seed: Annotated[int, Param("seed for --per-group", card=False)] = 0,  # the card's seed
+    drop_flagged: Annotated[bool, Param(
+        "leave out pairs that fail an automatic check")] = False,
+    store: Annotated[str | Path | RunStore | None, Param(
+        "run store (default $WHATIF_HOME/store.sqlite)", metavar="FILE", card=False)] = None,
+    overwrite: bool = False,
+    name: Annotated[str, Param("dataset name", card=False)] = "cvqa-real-built",
+    progress: Annotated[bool, Param(
+        "hide the progress bar", cli_default=True, card=False)] = False,
+) -> BuildResult:
     """Run the pipeline and write the dataset (``model``: a spec or a backend instance)."""
     bad = [g for g in groups if g not in PROMPTS]
     if bad or not groups:
         raise WhatifError(f"--groups {','.join(groups)!r}: the pipeline writes the groups "
                           f"{', '.join(PROMPTS)} (indirect questions are written by hand in the "
                           "review sheet).")
-    if min_agreement < 1 or (per_group is not None and per_group < 1):
-        raise WhatifError("--min-agreement and --per-group must be positive numbers.")
-    images = Path(images)
+    questions, annotations, images = Path(questions), Path(annotations), Path(images)
     if not images.is_dir():
         raise WhatifError(f"The images folder {images} does not exist; pass --images.")
     sources = (questions, annotations, images)
     check_output(out, sources, overwrite)  # before any model call
-    qs, subtype = vqa.load_questions(Path(questions))
-    anns = vqa.load_annotations(Path(annotations))
+    qs, subtype = vqa.load_questions(questions)
+    anns = vqa.load_annotations(annotations)
     qualified = vqa.select(qs, anns, subtype, min_agreement, groups)
     present = [c for c in qualified if (images / c.image).is_file()]
     chosen = vqa.sample(present, per_group, seed)
@@ -136,7 +105,7 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
     chosen = [c for c in chosen if c.image not in unreadable]
     if not chosen:
         raise WhatifError(
-            f"No question qualifies: {len(qualified)} questions of {Path(questions).name} have "
+            f"No question qualifies: {len(qualified)} questions of {questions.name} have "
             f"at least {min_agreement} agreeing annotators, {len(present)} of them have their "
             f"image in {images}. Check --images and --min-agreement.")
     requests = [Request(item_id=f"vqa-{c.question_id}", max_new_tokens=MAX_NEW_TOKENS,
@@ -161,12 +130,9 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
             f"{len(failed)} of {len(chosen)} model calls failed (question "
             f"{failed[0][0].question_id}: {failed[0][1]}). Every reply received so far is "
             "saved in the run store; run the same command again to retry the failed calls.")
-    params = {"vqa_questions": Path(questions).name,
-              "vqa_questions_sha256": sha256_file(Path(questions)),
-              "vqa_annotations": Path(annotations).name,
-              "vqa_annotations_sha256": sha256_file(Path(annotations)),
-              "min_agreement": min_agreement, "per_group": per_group, "groups": list(groups),
-              "drop_flagged": drop_flagged, "model": described,
+    params = {**card_params(build_dataset, locals()),
+              "vqa_questions_sha256": sha256_file(questions),
+              "vqa_annotations_sha256": sha256_file(annotations), "model": described,
               "prompts_sha256": {g: sha256_bytes(PROMPTS[g].encode()) for g in groups}}
     outcomes: Counter[str] = Counter()
     results = [_candidate(c, r.text or "", described, seed)
@@ -191,6 +157,25 @@ def build_dataset(out: str | Path, *, questions: str | Path, annotations: str | 
                     "unreadable_images": len(unreadable), "selected": len(chosen),
                     "outcomes": dict(sorted(outcomes.items()))})
     return BuildResult(card, dict(outcomes), fetched.from_store, fetched.computed)
+
+
+@register("builder", "cvqa-real")
+class CvqaRealBuilder:
+    """Rewrite VQAv2 questions with counterfactual premises by LLM (C-VQA Appendix B)."""
+
+    version = VERSION
+
+    entry = staticmethod(build_dataset)
+    """Inputs, model, selection and store options: ``build_dataset``."""
+
+    @staticmethod
+    def summary(result: BuildResult, out: str | Path) -> str:
+        """The outcome counts, printed after a build."""
+        o = result.outcomes
+        return (f"{sum(o.values())} questions rewritten ({result.from_store} replies from the "
+                f"store, {result.computed} computed): {o.get('auto-verified', 0)} pass every "
+                f"check, {o.get('flagged', 0)} flagged, {o.get('malformed', 0)} malformed. "
+                "Review with 'whatif review export'.")
 
 
 @dataclass(frozen=True)

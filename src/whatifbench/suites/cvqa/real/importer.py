@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import Annotated
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, sort_images
 from whatifbench.core.fsutil import sha256_file
+from whatifbench.core.params import Param, card_params, declared
 from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -18,33 +19,20 @@ SHOWN = 5
 """How many missing or unreadable image names an error message lists."""
 
 
-@register("importer", "cvqa-real")
-class CvqaRealImporter:
-    """Import the C-VQA-Real release table (img_path,query,…,type) with its COCO images."""
-
-    version = VERSION
-
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--csv``, ``--images``, ``--allow-missing``, ``--name``."""
-        parser.add_argument("--csv", required=True, metavar="FILE",
-                            help="the release table (C-VQA-Real_questions.csv)")
-        parser.add_argument("--images", required=True, metavar="DIR",
-                            help="folder holding the COCO val2014 images named as img_path")
-        parser.add_argument("--allow-missing", action="store_true",
-                            help="import only the pairs whose image exists and is readable")
-        parser.add_argument("--name", default="cvqa-real", help="dataset name for the card")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> None:
-        """Call ``import_release`` with the command-line options."""
-        import_release(args.csv, args.images, args.out, allow_missing=args.allow_missing,
-                       overwrite=args.overwrite, name=args.name)
-
-
-def import_release(csv_path: str | Path, images: str | Path, out: str | Path, *,
-                   allow_missing: bool = False, overwrite: bool = False,
-                   name: str = "cvqa-real") -> Card:
+@declared
+def import_release(
+    csv_path: Annotated[str | Path, Param(
+        "the release table (C-VQA-Real_questions.csv)", metavar="FILE", flag="--csv",
+        card="csv")],
+    images: Annotated[str | Path, Param(
+        "folder holding the COCO val2014 images named as img_path", metavar="DIR",
+        card=False)],
+    out: str | Path, *,
+    allow_missing: Annotated[bool, Param(
+        "import only the pairs whose image exists and is readable")] = False,
+    overwrite: bool = False,
+    name: Annotated[str, Param("dataset name for the card", card=False)] = "cvqa-real",
+) -> Card:
     """Write one original + one counterfactual item per row; images are copied by COCO name.
 
     Missing or unreadable images stop the import (listing how many and the first names) unless
@@ -63,6 +51,7 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path, *,
     if not kept:
         raise WhatifError(f"None of the {len(rows)} rows of {csv_path} has a usable image in "
                           f"{images}; check --images.")
+    params = {**card_params(import_release, locals()), "csv_sha256": sha256_file(csv_path)}
     with DatasetWriter(out, overwrite, inputs=(csv_path, images)) as writer:
         stored: dict[str, str] = {}
         for index, row in kept:
@@ -77,15 +66,23 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path, *,
         pairs_by_group = {g: sum(r.type == g for _, r in kept) for g in KIND}
         return writer.finish(
             name=name, suite="cvqa-real", version=VERSION,
-            generator={"name": "import:cvqa-real",
-                       "params": {"csv": csv_path.name, "csv_sha256": sha256_file(csv_path),
-                                  "allow_missing": allow_missing}},
+            generator={"name": "import:cvqa-real", "params": params},
             seed=None,
             counts={"rows": len(rows), "pairs_by_group": pairs_by_group,
                     "images_distinct": len(stored), "skipped_pairs": len(rows) - len(kept),
                     "skipped_missing_images": len(missing),
                     "skipped_unreadable_images": len(corrupt)},
         )
+
+
+@register("importer", "cvqa-real")
+class CvqaRealImporter:
+    """Import the C-VQA-Real release table (img_path,query,…,type) with its COCO images."""
+
+    version = VERSION
+
+    entry = staticmethod(import_release)
+    """``--csv``, ``--images``, ``--allow-missing``, ``--name``: ``import_release``."""
 
 
 def _unusable_images(rows: list[Row], images: Path) -> tuple[list[str], dict[str, str]]:

@@ -15,13 +15,15 @@ answer, new query, new answer, type, response, new_response``, one row per pair)
 
 from __future__ import annotations
 
-import argparse
 import csv
+import functools
 import io
 import re
 from pathlib import Path
+from typing import Annotated, Any
 
 from whatifbench.core.outputs import staged_dir
+from whatifbench.core.params import Param, declared
 from whatifbench.core.registry import register
 from whatifbench.core.suite import Sample
 from whatifbench.errors import WhatifError
@@ -76,7 +78,16 @@ def file_stem(run: RunResult) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{run.dataset}_{run.model}").strip("_")
 
 
-def export_replies(run_dir: str | Path, out: str | Path, overwrite: bool = False) -> list[Path]:
+@declared
+def export_replies(
+    run_dir: Annotated[str | Path, Param(
+        "a 'whatif run' output folder", metavar="RUN", positional=True)],
+    out: Annotated[str | Path, Param(
+        "folder for <dataset>_<model>_responses.csv (input of the release's "
+        "format_response.py) and _results_whatif.csv (our --parser paper, in the form "
+        "format_response.py writes)", metavar="DIR")],
+    overwrite: Annotated[bool, Param(
+        "replace --out if it holds an earlier export of ours")] = False) -> list[Path]:
     """Write the two files of every C-VQA-Real run in ``run_dir`` as the new folder ``out``
     (staged, published whole; ``overwrite`` replaces an earlier export of ours); their paths."""
     runs = [r for r in load_runs(run_dir) if r.suite == "cvqa-real"]
@@ -104,19 +115,10 @@ class ExportRepliesCommand:
     """Write a C-VQA-Real run's replies as the release's response CSV (and our paper parse)."""
 
     @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``RUN --out DIR``."""
-        parser.add_argument("run", metavar="RUN", help="a 'whatif run' output folder")
-        parser.add_argument("--out", required=True, metavar="DIR",
-                            help="folder for <dataset>_<model>_responses.csv (input of the "
-                                 "release's format_response.py) and _results_whatif.csv (our "
-                                 "--parser paper, in the form format_response.py writes)")
-        parser.add_argument("--overwrite", action="store_true",
-                            help="replace --out if it holds an earlier export of ours")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Export and list the files."""
-        for path in export_replies(args.run, args.out, args.overwrite):
+    @functools.wraps(export_replies, assigned=())
+    def entry(*args: Any, **kwargs: Any) -> int:
+        """``RUN --out DIR [--overwrite]``: ``export_replies`` (its signature is this one's),
+        then the files listed."""
+        for path in export_replies(*args, **kwargs):
             print(path)
         return 0

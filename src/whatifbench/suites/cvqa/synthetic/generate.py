@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import hashlib
@@ -13,19 +12,14 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from whatifbench.cli.options import (
-    add_design_argument,
-    add_executor_arguments,
-    add_secret_argument,
-    generator_jobs,
-)
 from whatifbench.core.card import Card
 from whatifbench.core.contract import Demo
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.item import Item
+from whatifbench.core.params import SECRET, Design, Executor, Param, card_params, declared
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
@@ -231,11 +225,29 @@ class CvqaSyntheticGenerator:
     """The suite's example: the small suite of the default run and the inspect task."""
 
     @staticmethod
-    def generate(out: str | Path, *, per_template: int = 500, seed: int = 0,
-                 overwrite: bool = False, workers: int | None = None,
-                 intervened: bool = False, balanced_values: bool = False,
-                 design: str = DEFAULT_DESIGN, executor: JobMap | None = None,
-                 progress: bool = False, secret_file: str | Path | None = None) -> Card:
+    @declared
+    def generate(
+        out: str | Path, *,
+        per_template: Annotated[int, Param(
+            "images per template (default 500, as the release)", metavar="N", low=1)] = 500,
+        seed: Annotated[int, Param("random seed")] = 0,
+        overwrite: bool = False,
+        workers: Annotated[int | None, Param(
+            "processes (default: all CPUs; the output does not change)", metavar="N", low=1,
+            card=False)] = None,
+        intervened: Annotated[bool, Param(
+            "also render each counterfactual scene (images/intervened/)",
+            flag="--intervened-images", card="intervened_images")] = False,
+        balanced_values: Annotated[bool, Param(
+            "draw distractors so that the correct value is not most often the second smallest "
+            "option (the release's text-only shortcut)")] = False,
+        design: Annotated[str, Design(
+            "the options of both questions first, then which are right, then the scene, so "
+            "that no text-only reader, and no reader that believes or flips what it sees, "
+            "beats chance")] = DEFAULT_DESIGN,
+        secret_file: Annotated[str | Path | None, SECRET] = None,
+        executor: Annotated[JobMap | None, Executor()] = None,
+        progress: bool = False) -> Card:
         """Write the dataset to ``out``: ``6 × per_template`` images, two items each.
 
         ``workers`` (default: the available CPUs) or ``executor`` (Ray tasks; images come back
@@ -249,14 +261,12 @@ class CvqaSyntheticGenerator:
         ``secret_file``: the naming secret of the shortcut-free design's opaque names
         (``core.namekey``; default: the home secret).
         """
-        if per_template < 1:
-            raise WhatifError(f"--per-template must be at least 1, got {per_template}.")
-        if workers is not None and workers < 1:
-            raise WhatifError(f"--workers must be at least 1, got {workers}.")
         if check_design(design) == SHORTCUT_FREE and balanced_values:
             raise WhatifError("--balanced-values changes only the paper design's distractors; "
                               "--design shortcut-free already balances the options: drop one "
                               "of the two.")
+        params = {**card_params(CvqaSyntheticGenerator.generate, locals()),
+                  "canvas": [CANVAS, CANVAS]}
         namer, telling = opaque_naming(design, secret_file, GENERATOR, seed)
         jobs = plan(per_template, seed, intervened, balanced_values, design, namer)
         with DatasetWriter(out, overwrite) as writer, _collector_paused():
@@ -282,43 +292,9 @@ class CvqaSyntheticGenerator:
             if telling is not None:
                 writer.add_items(sorted(held, key=lambda item: item.id))
                 writer.private = telling.private()
-            params = {"per_template": per_template, "seed": seed, "canvas": [CANVAS, CANVAS],
-                      "intervened_images": intervened, "balanced_values": balanced_values,
-                      "design": design}
             card = writer.finish(
                 name="cvqa-synthetic", suite="cvqa-synthetic", version=VERSION,
                 generator={"name": GENERATOR, "params": params}, seed=seed,
                 extra={"balance": tally.summary(), **(
                     {"whole_dataset_reader": WHOLE_DATASET} if design != PAPER else {})})
         return card
-
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--per-template``, ``--seed``, ``--workers``, ``--intervened-images``,
-        ``--balanced-values``, ``--design``."""
-        parser.add_argument("--per-template", type=int, default=500, metavar="N",
-                            help="images per template (default 500, as the release)")
-        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        parser.add_argument("--workers", type=int, metavar="N",
-                            help="processes (default: all CPUs; the output does not change)")
-        parser.add_argument("--intervened-images", action="store_true",
-                            help="also render each counterfactual scene (images/intervened/)")
-        parser.add_argument("--balanced-values", action="store_true",
-                            help="draw distractors so that the correct value is not most often "
-                            "the second smallest option (the release's text-only shortcut)")
-        add_design_argument(parser, "the options of both questions first, then which are "
-                            "right, then the scene, so that no text-only reader, and no reader "
-                            "that believes or flips what it sees, beats chance")
-        add_secret_argument(parser)
-        add_executor_arguments(parser, "generate")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Generate from parsed command-line arguments."""
-        with generator_jobs(args) as executor:
-            CvqaSyntheticGenerator.generate(
-                args.out, per_template=args.per_template, seed=args.seed,
-                overwrite=args.overwrite, workers=args.workers, intervened=args.intervened_images,
-                balanced_values=args.balanced_values, design=args.design, executor=executor,
-                secret_file=args.secret_file)
-        return 0

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import Annotated
 
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter, problems_message, sort_images
 from whatifbench.core.fsutil import sha256_file
 from whatifbench.core.item import Item
+from whatifbench.core.params import Param, card_params, declared
 from whatifbench.core.readfile import read_bytes
 from whatifbench.core.registry import register
 from whatifbench.errors import WhatifError
@@ -52,8 +53,14 @@ def _image_problems(listed: list[str], images: Path) -> list[str]:
     return problems
 
 
-def import_release(csv_path: str | Path, images: str | Path, out: str | Path,
-                   overwrite: bool = False) -> Card:
+@declared
+def import_release(
+    csv_path: Annotated[str | Path, Param(
+        "the release questions CSV (img_path,query,answer,...)", metavar="FILE", flag="--csv",
+        card="csv")],
+    images: Annotated[str | Path, Param(
+        "folder holding the images named as img_path", metavar="DIR", card=False)],
+    out: str | Path, overwrite: bool = False) -> Card:
     """Validate the CSV and its images, then write the dataset (nothing is written on error)."""
     csv_path, images = Path(csv_path), Path(images)
     rows, problems, listed = read_rows(csv_path)
@@ -66,14 +73,14 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path,
             f"The C-VQA-Synthetic CSV {csv_path}", problems,
             f"{FORMAT_HINT} Images are looked up as --images DIR / img_path. Fix the file or "
             "the folder and run the command again."))
+    params = {**card_params(import_release, locals()), "csv_sha256": sha256_file(csv_path)}
     with DatasetWriter(out, overwrite, inputs=(csv_path, images)) as writer:
         for row in rows:
             writer.add_image(row.img_path, read_bytes(images / row.img_path))
             writer.add_items(row_items(row, csv_path.name))
         return writer.finish(
             name="cvqa-synthetic", suite="cvqa-synthetic", version=IMPORTER_VERSION,
-            generator={"name": "import:cvqa-synthetic",
-                       "params": {"csv": csv_path.name, "csv_sha256": sha256_file(csv_path)}},
+            generator={"name": "import:cvqa-synthetic", "params": params},
             seed=None, counts={"rows": len(rows)})
 
 
@@ -81,16 +88,5 @@ def import_release(csv_path: str | Path, images: str | Path, out: str | Path,
 class CvqaSyntheticImporter:
     """C-VQA-Synthetic release (questions CSV + images folder) → dataset."""
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--csv FILE --images DIR``."""
-        parser.add_argument("--csv", required=True, metavar="FILE",
-                            help="the release questions CSV (img_path,query,answer,...)")
-        parser.add_argument("--images", required=True, metavar="DIR",
-                            help="folder holding the images named as img_path")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Import from parsed command-line arguments."""
-        import_release(args.csv, args.images, args.out, overwrite=args.overwrite)
-        return 0
+    entry = staticmethod(import_release)
+    """``--csv FILE --images DIR``: ``import_release``."""

@@ -19,21 +19,19 @@ import`` writes the final dataset from the picks and the annotations people wrot
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from whatifbench.cli.options import add_model_arguments, add_secret_argument, model_args_from
 from whatifbench.core.card import Card
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.fsutil import dumps, sha256_bytes, sha256_file
 from whatifbench.core.item import Item
 from whatifbench.core.namekey import name_key
 from whatifbench.core.outputs import check_output
+from whatifbench.core.params import SECRET, Model, Param, card_params, declared
 from whatifbench.core.registry import register
 from whatifbench.core.requests import Part, Request, Turn
 from whatifbench.errors import WhatifError
@@ -58,7 +56,7 @@ from whatifbench.suites.mucr.pipeline.prompts import (
     parse_reply,
 )
 from whatifbench.suites.mucr.prompts import CHOICE_METRICS
-from whatifbench.suites.mucr.records import STYLES, Record
+from whatifbench.suites.mucr.records import Record
 
 VERSION = "1"
 LOG = "pipeline.jsonl"
@@ -150,17 +148,41 @@ def _pictures(images: ImageBackend, pairs: Sequence[CaptionPair], drafted: Mappi
     return out, [fetched.from_store, fetched.computed]
 
 
-def build_mucr(out: str | Path, *, captions: str | Path, llm: str | Backend,
-               images: str | ImageBackend, llm_args: Mapping[str, Any] | None = None,
-               images_args: Mapping[str, Any] | None = None, candidates: int = 4,
-               style: str = "photograph", seed: int = 0, attempts: int = 2,
-               store: str | Path | RunStore | None = None, overwrite: bool = False,
-               name: str = "mucr-built", progress: bool = False,
-               secret_file: str | Path | None = None) -> BuildResult:
-    """Run the pipeline and write the draft dataset (``llm``/``images``: specs or backends;
-    ``secret_file``: the naming secret of the candidates' opaque names, ``core.namekey``)."""
-    if candidates < 1 or attempts < 1:
-        raise WhatifError("--candidates and --attempts must be at least 1.")
+Style = Literal["photograph", "comic"]
+"""The styles a caption row may leave out (``records.STYLES``)."""
+
+
+@declared
+def build_mucr(
+    out: str | Path, *,
+    captions: Annotated[str | Path, Param(
+        "CSV of core caption pairs: cause,effect,group,category[,style][,id]",
+        metavar="FILE")],
+    llm: Annotated[str | Backend, Model(
+        "the LLM writing the descriptions, e.g. openai:gpt-4o", args="llm_args",
+        option="llm", short="-L", base_url="--llm-base-url")],
+    images: Annotated[str | ImageBackend, Model(
+        "the picture model: openai:MODEL (an images endpoint) or diffusers:PATH (a local "
+        "pipeline folder)", args="images_args", option="images-backend", short="-I",
+        base_url="--images-base-url")],
+    llm_args: Mapping[str, Any] | None = None,
+    images_args: Mapping[str, Any] | None = None,
+    candidates: Annotated[int, Param("pictures per description", metavar="N", low=1)] = 4,
+    style: Annotated[Style, Param("style of pairs whose row gives none")] = "photograph",
+    attempts: Annotated[int, Param("LLM attempts per pair when a reply cannot be read",
+                                   low=1)] = 2,
+    seed: Annotated[int, Param("seed of the answer positions", card=False)] = 0,
+    store: Annotated[str | Path | RunStore | None, Param(
+        "run store (default $WHATIF_HOME/store.sqlite)", metavar="FILE", card=False)] = None,
+    overwrite: bool = False,
+    name: Annotated[str, Param("dataset name", card=False)] = "mucr-built",
+    secret_file: Annotated[str | Path | None, SECRET] = None,
+    progress: Annotated[bool, Param("hide progress bars", cli_default=True,
+                                    card=False)] = False) -> BuildResult:
+    """Run the pipeline and write the draft dataset (``llm``/``images``: specs, made with
+    ``llm_args``/``images_args`` and closed here, or backends; ``secret_file``: the naming
+    secret of the candidates' opaque names, ``core.namekey``)."""
+    captions = Path(captions)
     pairs = read_captions(captions, style)
     check_output(out, [captions], overwrite)  # before any model call
     llm_backend = make_backend(llm, llm_args or {}) if isinstance(llm, str) else llm
@@ -191,9 +213,8 @@ def build_mucr(out: str | Path, *, captions: str | Path, llm: str | Backend,
             llm_backend.close()
         if isinstance(images, str):
             image_backend.close()
-    params = {"captions": Path(captions).name, "captions_sha256": sha256_file(Path(captions)),
-              "llm": llm_described, "images": images_described, "candidates": candidates,
-              "style": style, "attempts": attempts,
+    params = {**card_params(build_mucr, locals()), "captions_sha256": sha256_file(captions),
+              "llm": llm_described, "images": images_described,
               "describe_prompt_sha256": sha256_bytes(DESCRIBE.encode())}
     key = name_key(secret_file)
     namer = Namer(key, (REVIEWER, seed))
@@ -206,7 +227,7 @@ def build_mucr(out: str | Path, *, captions: str | Path, llm: str | Backend,
             files[names[pid, side, k]] = writer.add_image(names[pid, side, k], data)
             telling.add("images", files[names[pid, side, k]], f"candidates/{pid}/{side}-{k}")
         records = [_record(p, drafted[p.id], groups[p.group], names) for p in kept]
-        items = make_items(records, files, seed, Path(captions).name)
+        items = make_items(records, files, seed, captions.name)
         by_pair = {p.id: p for p in kept}
         for p in kept:  # which picture is which: for the review sheet, never in items.jsonl
             telling.add(CANDIDATES, p.id, {side: [files[names[p.id, side, k]]
@@ -265,45 +286,14 @@ class MucrBuilder:
 
     version = VERSION
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """Inputs, the two models, candidates, style and store options."""
-        parser.add_argument("--captions", required=True, metavar="FILE",
-                            help="CSV of core caption pairs: cause,effect,group,category"
-                                 "[,style][,id]")
-        add_model_arguments(parser, required=True, option="llm", short="-L",
-                            base_url="--llm-base-url",
-                            help="the LLM writing the descriptions, e.g. openai:gpt-4o")
-        add_model_arguments(parser, required=True, option="images-backend", short="-I",
-                            base_url="--images-base-url",
-                            help="the picture model: openai:MODEL (an images endpoint) or "
-                                 "diffusers:PATH (a local pipeline folder)")
-        parser.add_argument("--candidates", type=int, default=4, metavar="N",
-                            help="pictures per description (default 4)")
-        parser.add_argument("--style", default="photograph", choices=STYLES,
-                            help="style of pairs whose row gives none (default photograph)")
-        parser.add_argument("--attempts", type=int, default=2,
-                            help="LLM attempts per pair when a reply cannot be read (default 2)")
-        parser.add_argument("--seed", type=int, default=0, help="seed of the answer positions")
-        parser.add_argument("--store", metavar="FILE",
-                            help="run store (default $WHATIF_HOME/store.sqlite)")
-        parser.add_argument("--name", default="mucr-built", help="dataset name")
-        add_secret_argument(parser)
-        parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    entry = staticmethod(build_mucr)
+    """Inputs, the two models, candidates, style and store options."""
 
     @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Call ``build_mucr`` and print what happened."""
-        result = build_mucr(
-            args.out, captions=args.captions, llm=args.llm,
-            llm_args=model_args_from(args, "llm"), images=args.images_backend,
-            images_args=model_args_from(args, "images-backend"), candidates=args.candidates,
-            style=args.style, seed=args.seed, attempts=args.attempts, store=args.store,
-            overwrite=args.overwrite, name=args.name, progress=not args.no_progress,
-            secret_file=args.secret_file)
+    def summary(result: BuildResult, out: str | Path) -> str:
+        """What the build did, and what to do next."""
         dropped = (f"; groups left out (unreadable LLM replies, see {LOG}): "
                    f"{', '.join(result.dropped_groups)}" if result.dropped_groups else "")
-        print(f"Drafted {result.pairs} pairs ({result.from_store} replies and pictures from the "
-              f"store, {result.computed} computed){dropped}. Pick the pictures and check the "
-              f"annotations: whatif review export {args.out} --out sheet.html", file=sys.stderr)
-        return 0
+        return (f"Drafted {result.pairs} pairs ({result.from_store} replies and pictures from "
+                f"the store, {result.computed} computed){dropped}. Pick the pictures and check "
+                f"the annotations: whatif review export {out} --out sheet.html")

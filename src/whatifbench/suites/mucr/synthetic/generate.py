@@ -20,27 +20,21 @@ need no other item (no export carries it).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Annotated, Any
 
-from whatifbench.cli.options import (
-    add_design_argument,
-    add_executor_arguments,
-    add_secret_argument,
-    generator_jobs,
-)
 from whatifbench.core.card import Card
 from whatifbench.core.contract import Demo
 from whatifbench.core.dataset import DatasetWriter
 from whatifbench.core.design import DEFAULT_DESIGN, PAPER, SHORTCUT_FREE, check_design
 from whatifbench.core.namekey import name_key
+from whatifbench.core.params import SECRET, Design, Executor, Param, card_params, declared
 from whatifbench.core.registry import register
-from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.bodies import STYLES, to_scene
 from whatifbench.scenes.opaque import Namer, Telling, Unique
@@ -196,17 +190,27 @@ class MucrSyntheticGenerator:
     """20 generated pairs: the suite's example (the inspect task's default)."""
 
     @staticmethod
-    def generate(out: str | Path, *, groups: int = 25, seed: int = 0,
-                 design: str = SHORTCUT_FREE, overwrite: bool = False,
-                 executor: JobMap | None = None, secret_file: str | Path | None = None) -> Card:
+    @declared
+    def generate(
+        out: str | Path, *,
+        groups: Annotated[int, Param("groups of four pairs (default 25: 100 pairs, 400 items)",
+                                     metavar="N", low=1)] = 25,
+        seed: Annotated[int, Param("random seed")] = 0,
+        design: Annotated[str, Design(
+            "the C2E/E2C candidates are four ways the question's own scene could go, the "
+            "Cue's false cues three idle agents of the cue's kind, and every item draws its "
+            "own scene")] = SHORTCUT_FREE,
+        overwrite: bool = False,
+        executor: Annotated[JobMap | None, Executor()] = None,
+        secret_file: Annotated[str | Path | None, SECRET] = None) -> Card:
         """Write ``groups`` groups of four pairs (four items per pair) to ``out``; with
         ``executor`` the groups are drawn in Ray tasks (same output); ``secret_file``: the
         naming secret of the shortcut-free design's opaque names (``core.namekey``; default:
         the home secret)."""
-        if groups < 1:
-            raise WhatifError(f"--groups must be at least 1, got {groups}.")
+        params = {**card_params(MucrSyntheticGenerator.generate, locals()),
+                  "canvas": [WIDTH, HEIGHT]}
         if check_design(design) != PAPER:
-            return _generate_free(out, groups, seed, overwrite, executor, secret_file)
+            return _generate_free(out, groups, seed, overwrite, executor, secret_file, params)
         with DatasetWriter(out, overwrite) as writer:
             paths: dict[str, str] = {}
             unique = Unique("images")
@@ -226,9 +230,7 @@ class MucrSyntheticGenerator:
             by = Counter((r.category, r.style) for r, _ in records)
             card = writer.finish(
                 name="mucr-synthetic", suite="mucr", version=VERSION,
-                generator={"name": GENERATOR, "params": {"groups": groups, "seed": seed,
-                                                         "canvas": [WIDTH, HEIGHT],
-                                                         "design": design}},
+                generator={"name": GENERATOR, "params": params},
                 seed=seed,
                 counts={"groups": groups,
                         "pairs_by_category": {k: sum(by[(k, s)] for s in STYLES)
@@ -240,33 +242,13 @@ class MucrSyntheticGenerator:
                     "categories": list(KINDS), "styles": list(STYLES)})
         return card
 
-    @staticmethod
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--groups N``, ``--seed S``, ``--design paper|shortcut-free``."""
-        parser.add_argument("--groups", type=int, default=25, metavar="N",
-                            help="groups of four pairs (default 25: 100 pairs, 400 items)")
-        parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        add_design_argument(parser,
-                            "the C2E/E2C candidates are four ways the question's own scene "
-                            "could go, the Cue's false cues three idle agents of the cue's "
-                            "kind, and every item draws its own scene")
-        add_secret_argument(parser)
-        add_executor_arguments(parser, "generate")
-
-    @staticmethod
-    def run(args: argparse.Namespace) -> int:
-        """Generate from parsed command-line arguments."""
-        with generator_jobs(args) as executor:
-            MucrSyntheticGenerator.generate(args.out, groups=args.groups, seed=args.seed,
-                                            design=args.design, overwrite=args.overwrite,
-                                            executor=executor, secret_file=args.secret_file)
-        return 0
-
 
 def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
-                   executor: JobMap | None, secret_file: str | Path | None) -> Card:
+                   executor: JobMap | None, secret_file: str | Path | None,
+                   params: dict[str, Any]) -> Card:
     """The shortcut-free design (``free``): every item its own scene, four ways each; names
-    keyed by the naming secret (the old-style ones go to the private file), items by id."""
+    keyed by the naming secret (the old-style ones go to the private file), items by id;
+    ``params``: the card's generator params."""
     secret = name_key(secret_file)
     namer, telling = Namer(secret, (GENERATOR, seed)), Telling(secret)
     with DatasetWriter(out, overwrite) as writer:
@@ -304,9 +286,7 @@ def _generate_free(out: str | Path, groups: int, seed: int, overwrite: bool,
         by = Counter((r.category, r.style) for r, _ in records)
         return writer.finish(
             name="mucr-synthetic", suite="mucr", version=VERSION,
-            generator={"name": GENERATOR, "params": {"groups": groups, "seed": seed,
-                                                     "canvas": [WIDTH, HEIGHT],
-                                                     "design": SHORTCUT_FREE}},
+            generator={"name": GENERATOR, "params": params},
             seed=seed,
             counts={"groups": groups,
                     "pairs_by_category": {k: sum(by[(k, s)] for s in STYLES) for k in KINDS},
