@@ -22,6 +22,7 @@ from whatifbench.core.registry import register
 from whatifbench.core.suite import Suite, suite_for
 from whatifbench.core.table import Cell
 from whatifbench.metrics.paired import paired_metrics
+from whatifbench.report.policies import EYES, FLIP
 from whatifbench.report.reference import CHANCE
 from whatifbench.report.render import tables_for
 from whatifbench.runner.evaluate import RunOptions
@@ -112,7 +113,9 @@ def test_a_suite_of_facts_and_metrics_gets_its_tables_and_chance_row(tmp_path: P
     table = tables_for(runs)[0]
     assert table.title.startswith(NAME)
     assert table.columns == ("model", "orig", "cf", "drop", "pair acc", "unparsed %")
-    assert [r[0] for r in table.rows] == ["builtin:random", "builtin:constant", CHANCE]
+    # the default tables get the reference rows of every paired table (issue 41) too
+    assert [r[0] for r in table.rows] == ["builtin:random", "builtin:constant", CHANCE, EYES,
+                                          FLIP]
     cell = table.rows[0][2]
     assert isinstance(cell, Cell) and cell.value == runs[0].metrics["counterfactual_accuracy"]
     assert cell.ci == tuple(runs[0].metrics["ci95"]["counterfactual_accuracy"])
