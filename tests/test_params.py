@@ -94,6 +94,8 @@ def test_bounds_are_checked_on_the_command_line_and_in_python_alike() -> None:
         make("x", style="loud")  # type: ignore[arg-type]
     with pytest.raises(WhatifError, match="--design must be one of"):
         make("x", design="neither")
+    with pytest.raises(WhatifError, match=r"^--share must be a finite number, got nan\.$"):
+        values_from(parser.parse_args(["--share", "nan"]), make)
     assert make("x", count=50, share=0)["count"] == 50
 
 

@@ -18,6 +18,7 @@ import argparse
 import builtins
 import functools
 import inspect
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -181,6 +182,8 @@ def _bounds(d: Declared, value: Any) -> None:
     marker = d.marker
     if isinstance(marker, Param) and isinstance(value, (int, float)) and \
             not isinstance(value, bool):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise WhatifError(f"{d.flag} must be a finite number, got {value}.")
         if marker.low is not None and value < marker.low:
             raise WhatifError(f"{d.flag} must be at least {marker.low:g}, got {value:g}.")
         if marker.high is not None and value > marker.high:
