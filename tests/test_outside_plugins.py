@@ -139,3 +139,28 @@ def test_two_plugins_claiming_one_name_are_refused_naming_both(tmp_path: Path) -
     assert found.returncode == EXIT_USER
     assert "The suite name 'acme-parity' is taken" in found.stderr
     assert "acme-whatif" in found.stderr and "copycat-whatif" in found.stderr
+
+
+def test_found_plugins_are_remembered_until_a_path_folder_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``outside.found`` keeps its scan under ``$WHATIF_HOME/cache`` keyed by the ``sys.path``
+    folders' stamps: installing or removing a distribution is seen at once, and a home that
+    cannot keep the cache scans every time."""
+    import shutil
+
+    from whatifbench.core import outside
+
+    site = install(tmp_path / "site", "acme-whatif", "acme_whatif.suite", ACME)
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    monkeypatch.setenv("WHATIF_HOME", str(tmp_path / "home"))
+    names = lambda: [o.package for o in outside.found()]  # noqa: E731
+    assert "acme-whatif" in names()
+    assert (tmp_path / "home" / "cache" / "plugins-found.json").is_file()
+    assert "acme-whatif" in names()  # from the cache
+    shutil.rmtree(site / "acme_whatif-0.1.dist-info")  # uninstalled: the folder changed
+    assert "acme-whatif" not in names()
+    install(tmp_path / "site", "acme-whatif", "acme_whatif.suite", ACME)
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the home should be")
+    monkeypatch.setenv("WHATIF_HOME", str(blocked))
+    assert "acme-whatif" in names()  # scanned, not kept
