@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from whatifbench.core.records.jsonschema import SchemaWriter
 from whatifbench.core.records.results_file import FORMAT, VERSION, ResultsFile
 from whatifbench.core.records.sample import Sample
-from whatifbench.core.records.schema import SchemaWriter
 
 HERE = Path(__file__).resolve().parent
 RESULTS_SCHEMA = HERE / "results.schema.json"
