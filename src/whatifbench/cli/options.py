@@ -1,5 +1,5 @@
 """Command-line options shared by several commands and plugins (generators' ``--executor``,
-``--design``, ``-M``): argparse lives in ``cli/`` and in a suite's own flags only."""
+``-M``; ``--design`` and ``--secret-file`` are expanded by ``core.params``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import argparse
 import contextlib
 from typing import Any
 
-from whatifbench.core.design import DEFAULT_DESIGN, DESIGNS
 from whatifbench.errors import WhatifError
 from whatifbench.models.make import merge_values, parse_model_args
 from whatifbench.runner.executors.config import EXECUTORS, ExecutorConfig, JobMap, Resources
@@ -93,22 +92,3 @@ def model_args_from(args: argparse.Namespace, option: str = "model") -> dict[str
         merged = merge_values(model_args.get("base_url", []), urls)
         model_args["base_url"] = merged[0] if len(merged) == 1 else merged
     return model_args
-
-
-def add_design_argument(parser: argparse.ArgumentParser, doc: str) -> None:
-    """``--design paper|shortcut-free``, default ``core.design.DEFAULT_DESIGN`` (the same for
-    every generator); ``doc`` says what shortcut-free changes for this generator."""
-    parser.add_argument(
-        "--design", choices=DESIGNS, default=DEFAULT_DESIGN,
-        help=f"shortcut-free (the default of every generator): {doc}; paper: the release's "
-             "distribution, its shortcuts included (to compare with the release, not to "
-             "measure models)")
-
-
-def add_secret_argument(parser: argparse.ArgumentParser) -> None:
-    """``--secret-file FILE``: the naming secret of opaque names (``core.namekey``)."""
-    parser.add_argument(
-        "--secret-file", metavar="FILE",
-        help="the secret opaque file names and ids are keyed with: a file of at least 32 hex "
-             "digits, shared to regenerate the same names elsewhere (default: "
-             "$WHATIF_HOME/naming-secret, made on first use; never part of the dataset)")
