@@ -311,16 +311,13 @@ def add_options(parser: argparse.ArgumentParser | Any, fn: Callable[..., Any],
     """Add the options of ``fn``'s declared parameters (but ``skip``) that this module expands;
     returns those left for the caller (``Executor``, ``Model``)."""
     left = []
+    given = {*skip, *(d.marker.args for d in declared_params(fn) if isinstance(d.marker, Model))}
     for d in declared_params(fn):
-        if d.name in skip or d.name in _model_args(fn):
+        if d.name in given:  # a model's KEY=VALUE arguments come with its own options
             continue
         if not add_plain(parser, d) and d.marker is not None:
             left.append(d)
     return left
-
-
-def _model_args(fn: Callable[..., Any]) -> set[str]:
-    return {d.marker.args for d in declared_params(fn) if isinstance(d.marker, Model)}
 
 
 def values_from(args: argparse.Namespace, fn: Callable[..., Any],
