@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import sys
 import time
+from multiprocessing import forkserver
 from pathlib import Path
 
 from PIL import Image
@@ -44,8 +46,22 @@ def baseline(paths: list[Path], save_to: Path | None = None) -> tuple[float, flo
 
 
 def cpu_seconds() -> float:
-    """CPU seconds of this process and its finished children (the generators' workers are
-    accounted to the parent once they exit)."""
+    """CPU seconds of this process and its finished children, and of the finished children of
+    its fork server (the generators' workers are forked by it, and accounted to it once they
+    exit; read from /proc)."""
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + _fork_server_children()
+
+
+def _fork_server_children() -> float:
+    """CPU seconds of the fork server's finished children (0 without a fork server)."""
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # Fields 16 and 17 of stat (cutime, cstime), counted after the ")" that ends field 2.
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")

@@ -157,8 +157,8 @@ class Terminated(KeyboardInterrupt):
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Turn SIGTERM into ``Terminated`` for the block (the main thread only; a second SIGTERM
-    during the clean-up is ignored, so the clean-up finishes). Forked children (pool workers,
-    which their pool stops with SIGTERM) inherit the handler and die of the signal as before."""
+    during the clean-up is ignored, so the clean-up finishes). A forked child (a plugin's pool
+    worker, which its pool stops with SIGTERM) inherits the handler and dies of the signal."""
     owner = os.getpid()
 
     def terminated(signum: int, frame: object) -> None:

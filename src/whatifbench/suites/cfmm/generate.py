@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +21,7 @@ from whatifbench.metrics.stats import percent
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
 from whatifbench.scenes.options import deal, deal_by
+from whatifbench.scenes.pool import process_pool
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cfmm.design import deal_answers
 from whatifbench.suites.cfmm.layout import CANVAS
@@ -103,19 +103,17 @@ R = TypeVar("R")
 
 def parallel_map(fn: Callable[[J], R], jobs: Sequence[J], workers: int,
                  executor: JobMap | None = None) -> Iterator[R]:
-    """``map(fn, jobs)`` in ``workers`` processes (forked where possible) or in Ray tasks
+    """``map(fn, jobs)`` in ``workers`` processes (``scenes.pool``) or in Ray tasks
     (``executor``), results in order."""
     if executor is not None:
         yield from executor.map(fn, jobs, setup=reuse_image_memory)
         return
-    reuse_image_memory()  # inherited by the worker processes
     if workers <= 1 or len(jobs) < 2 * workers:
+        reuse_image_memory()
         yield from map(fn, jobs)
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunk = max(1, min(32, len(jobs) // (workers * 8)))
-    with context.Pool(workers) as pool:
+    with process_pool(workers, fn.__module__) as pool:
         yield from pool.imap(fn, jobs, chunksize=chunk)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import multiprocessing
 import os
 import random
 import sys
@@ -25,6 +24,7 @@ from whatifbench.errors import WhatifError
 from whatifbench.runner.executors.config import JobMap
 from whatifbench.scenes.opaque import Namer, Telling, Unique, opaque_naming
 from whatifbench.scenes.options import deal_by
+from whatifbench.scenes.pool import process_pool
 from whatifbench.scenes.render import reuse_image_memory
 from whatifbench.suites.cvqa.synthetic.flowers import CANVAS
 from whatifbench.suites.cvqa.synthetic.options import LETTERS, balanced_letters
@@ -120,17 +120,13 @@ def run_jobs(jobs: Sequence[Job], workers: int, executor: JobMap | None = None
         for built in executor.map(build_all, split(jobs, RAY_SPLIT), setup=reuse_image_memory):
             yield from built
         return
-    reuse_image_memory()  # inherited by the worker processes
     batches = split(jobs, workers)
     if workers <= 1 or len(batches) < 2:
+        reuse_image_memory()
         for batch in batches:
             yield from build_all(batch)
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    # Workers leave what they inherit out of garbage collection: full collections would
-    # otherwise walk every imported module's objects again and again.
-    with context.Pool(workers, initializer=gc.freeze) as pool:
+    with process_pool(workers, build_all.__module__) as pool:
         for built in pool.imap(build_all, batches):
             yield from built
 
