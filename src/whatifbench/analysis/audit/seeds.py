@@ -17,12 +17,13 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 from whatifbench.analysis.audit.flags import apply_flags, pooled_entry
 from whatifbench.analysis.audit.pairs import RULES, rule_shares
-from whatifbench.core.params import add_options, entry_of, entry_or_warn, values_from
+from whatifbench.core.params import add_options, entry_or_warn, values_from
 from whatifbench.errors import WhatifError
 from whatifbench.metrics.stats import percent, wilson_ci
 
@@ -73,8 +74,36 @@ class _Parser(argparse.ArgumentParser):
                           "each as -p name=value.")
 
 
-def generator_parser(name: str) -> tuple[Any, argparse.ArgumentParser]:
-    """The registered generator ``name`` and a parser of its own options (plus ``--out``)."""
+@dataclass(frozen=True)
+class GeneratorCall:
+    """A registered generator, its entry function (``None`` for a plugin's earlier
+    ``add_arguments``/``run``) and a parser of its own options (plus ``--out``)."""
+
+    tool: Any
+    fn: Callable[..., Any] | None
+    parser: argparse.ArgumentParser
+
+    def check(self, seed: int, words: Sequence[str]) -> None:
+        """Check the options for one seed (their types and bounds) without generating."""
+        parsed = self._parse("-", seed, words)
+        if self.fn is not None:
+            values_from(parsed, self.fn, skip=OWN)
+
+    def generate(self, out: Path, seed: int, words: Sequence[str]) -> None:
+        """Generate into ``out`` with ``seed`` and the generator's command-line ``words``."""
+        parsed = self._parse(str(out), seed, words)
+        if self.fn is None:
+            self.tool.run(parsed)
+        else:
+            self.fn(out=parsed.out, overwrite=parsed.overwrite,
+                    **values_from(parsed, self.fn, skip=OWN))
+
+    def _parse(self, out: str, seed: int, words: Sequence[str]) -> argparse.Namespace:
+        return self.parser.parse_args(["--out", out, "--seed", str(seed), *words])
+
+
+def generator_call(name: str) -> GeneratorCall:
+    """The registered generator ``name``, ready to be called with command-line words."""
     from whatifbench.core.registry import lookup
 
     tool = lookup("generator", name).obj  # an unknown name: one message listing the generators
@@ -89,7 +118,7 @@ def generator_parser(name: str) -> tuple[Any, argparse.ArgumentParser]:
     if "--seed" not in parser._option_string_actions:
         raise WhatifError(f"The generator {name!r} has no --seed option, so --seeds cannot "
                           "vary it; audit its datasets one by one (whatif audit DATASET).")
-    return tool, parser
+    return GeneratorCall(tool, fn, parser)
 
 
 def param_tokens(parser: argparse.ArgumentParser, params: Sequence[str]) -> list[str]:
@@ -127,28 +156,16 @@ def param_tokens(parser: argparse.ArgumentParser, params: Sequence[str]) -> list
     return words
 
 
-def _generate(tool: Any, args: argparse.Namespace) -> None:
-    """Run the generator with parsed options (its entry, or an earlier plugin's ``run``)."""
-    fn = entry_of(tool, "generator")
-    if fn is None:
-        tool.run(args)
-    else:
-        fn(out=args.out, overwrite=args.overwrite, **values_from(args, fn, skip=OWN))
-
-
 def audit_generator(name: str, seeds: Sequence[int], params: Sequence[str] = (),
                     by: Sequence[str] = (), refresh: bool = False,
                     progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Generate ``name`` with each seed into a temporary folder, audit each and pool them."""
     from whatifbench.analysis.audit.audit import audit_dataset
 
-    tool, parser = generator_parser(name)
-    words = param_tokens(parser, params)
-    fn = entry_of(tool, "generator")
-    for seed in seeds:  # every value checked (parsed, and its bounds) before any work
-        parsed = parser.parse_args(["--out", "-", "--seed", str(seed), *words])
-        if fn is not None:
-            values_from(parsed, fn, skip=OWN)
+    generator = generator_call(name)
+    words = param_tokens(generator.parser, params)
+    for seed in seeds:  # every value checked before any work
+        generator.check(seed, words)
     results = []
     root = Path(tempfile.mkdtemp(prefix="whatif-audit-seeds-"))
     try:
@@ -156,8 +173,7 @@ def audit_generator(name: str, seeds: Sequence[int], params: Sequence[str] = (),
             folder = root / f"seed-{seed}"
             if progress:
                 progress(f"generating {name} with seed {seed} into a temporary folder")
-            _generate(tool, parser.parse_args(["--out", str(folder), "--seed", str(seed),
-                                               *words]))
+            generator.generate(folder, seed, words)
             results.append(audit_dataset(folder, by=by, refresh=refresh))
             shutil.rmtree(folder, ignore_errors=True)
     finally:
