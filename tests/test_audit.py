@@ -119,6 +119,47 @@ def test_folds_never_split_a_pair() -> None:
     assert (reverse[::-1] == folds).all()                           # file order irrelevant
 
 
+def dealt_pairs(n_pairs: int, seed: int) -> list[Item]:
+    """Four-option counting pairs in two groups whose answer positions are dealt exactly evenly
+    per group and role (as the shortcut-free generators deal them), with no leak at all."""
+    rng = random.Random(seed)
+    dealt = {}
+    for key in ((g, r) for g in ("t1", "t2") for r in ("original", "counterfactual")):
+        dealt[key] = [k % 4 for k in range(n_pairs // 2)]
+        rng.shuffle(dealt[key])
+    items = []
+    for k in range(n_pairs):
+        group = f"t{1 + k % 2}"
+        for role in ("original", "counterfactual"):
+            values = rng.sample(range(1, 40), 4)
+            premise = "" if role == "original" else " if two more were added"
+            items.append(Item(
+                id=f"p{k}-{role}", images=(), kind="choice", choices=tuple(map(str, values)),
+                question=f"How many {rng.choice(WORDS)}s would there be{premise}?",
+                target=str(values[dealt[group, role][k // 2]]), pair_id=f"p{k}", role=role,
+                group=group))
+    return items
+
+
+def test_folds_hold_each_groups_answers_in_the_shares_of_the_whole() -> None:
+    """Folded by group alone, an exactly balanced suite leaves each test fold with the answers
+    its training folds saw least of, and a prior learned there scores below chance."""
+    items = dealt_pairs(200, seed=0)
+    keys, groups = [i.pair_id or i.id for i in items], [i.group or "" for i in items]
+    answers = [(i.target_index, i.target) for i in items]
+    folds = baselines.answer_folds(keys, groups, answers)
+    for group in ("t1", "t2"):
+        for roles in (("original",), ("counterfactual",), ("original", "counterfactual")):
+            for position in range(4):
+                where = [k for k, i in enumerate(items) if i.group == group and i.role in roles
+                         and i.target_index == position]
+                sizes = np.bincount(folds[where], minlength=5)  # by group alone: up to 10
+                assert sizes.max() - sizes.min() <= 3, (group, roles, position, sizes)
+    position = [audit_module.audit_items(dealt_pairs(200, seed), None, None)["blind"]
+                ["baselines"]["position"]["accuracy"] for seed in range(3)]
+    assert sum(position) / 3 >= 21, position  # 19.6 when folded by group alone; chance 25
+
+
 def test_no_baseline_trains_on_a_pair_it_is_tested_on(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every fit (outer folds and the inner ones that choose the baseline) keeps each pair whole
     on one side, and the test fold never chooses: inner fits hold out two folds."""

@@ -42,9 +42,9 @@ DECODE_BUDGET = 1_000_000
 MIN_PAIRS = 3
 """Fewer pairs (or unpaired items) than this cannot be cross-validated."""
 METHOD = ("{folds}-fold cross-validation grouped by pair (an original and its counterfactual "
-          "never straddle folds); the combination takes the baseline that scored best inside "
-          "the training folds (nested cross-validation), a group's own best where it is clearly "
-          "better there; the test fold never chooses")
+          "never straddle folds), balanced by group and answer; the combination takes the "
+          "baseline that scored best inside the training folds (nested cross-validation), a "
+          "group's own best where it is clearly better there; the test fold never chooses")
 PUBLIC = ("dataset", "blind", "slices", "pairs", "probes")
 """The keys ``--json`` prints (the cache holds ``per_item`` too)."""
 
@@ -74,7 +74,9 @@ def audit_items(items: Sequence[Item], card: Card | None = None,
             f"The dataset has {len(set(keys))} pair(s) of items a blind guess can be scored on "
             f"(options, yes/no or numbers); the audit cross-validates over pairs and needs at "
             f"least {MIN_PAIRS}. Audit a larger dataset.")
-    result = blind_baselines(build_features(chosen), keys, [i.group or "" for i in chosen])
+    groups = [i.group or "" for i in chosen]
+    answers = [(i.target_index if i.target in i.choices else -1, str(i.target)) for i in chosen]
+    result = blind_baselines(build_features(chosen), keys, groups, answers=answers)
     right = result.combined
     overall = summary(chosen, right)
     folds = int(result.folds.max()) + 1

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from whatifbench.analysis.audit.baselines import FOLDS, SEED, _sgd, assign_folds
+from whatifbench.analysis.audit.baselines import FOLDS, SEED, _sgd, answer_folds
 from whatifbench.analysis.audit.metadata import MetaView
 from whatifbench.analysis.audit.text import normal
 
@@ -28,10 +28,11 @@ JITTER = 1e-9
 
 def probe_folds(view: MetaView, keys: Sequence[str] | None = None) -> np.ndarray:
     """Per item its fold: whole groups (``component``, or ``keys``) dealt to ``FOLDS`` folds,
-    stratum by stratum (the item's ``group``)."""
+    each group and its answers spread evenly (``answer_folds``)."""
     units = [f"c{c}" for c in view.component] if keys is None else list(keys)
     count = min(FOLDS, len(set(units)))
-    return assign_folds(units, [i.group or "" for i in view.items], max(count, 1))
+    answers = [(int(view.target[k]), str(item.target)) for k, item in enumerate(view.items)]
+    return answer_folds(units, [i.group or "" for i in view.items], answers, max(count, 1))
 
 
 def _pick(scores: np.ndarray, row_item: np.ndarray, row_option: np.ndarray,

@@ -29,7 +29,7 @@ from whatifbench.core.records.schema import Range, SchemaError, parse
 from whatifbench.core.records.spec import Count, Percent
 from whatifbench.errors import WhatifError
 
-AUDIT_VERSION = "4"
+AUDIT_VERSION = "5"
 """Changes whenever what the audit computes changes, so older cached results are not read."""
 
 
